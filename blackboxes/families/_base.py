@@ -1,0 +1,165 @@
+"""The contract every family implements (DESIGN.md "Families")."""
+
+from __future__ import annotations
+
+import math
+import random
+from abc import ABC, abstractmethod
+from collections.abc import Callable, Collection, Mapping
+from dataclasses import dataclass, field
+from typing import Any, ClassVar
+
+from blackboxes.box import JSONValue, Level
+from blackboxes.information import VersionSpace
+
+__all__ = ["LEVELS", "Family", "HypothesisSpace", "Rule", "t_info"]
+
+LEVELS: tuple[Level, ...] = ("easy", "hard")
+
+
+@dataclass(frozen=True)
+class Rule:
+    """A trusted reference rule: pure Python, with its parameters and neutral description."""
+
+    family: str
+    kind: str
+    level: Level
+    params: Mapping[str, JSONValue]
+    """JSON-compatible parameters; ``Family.rule_from_params`` rebuilds the rule from them."""
+    description: str
+    """Neutral natural-language description: the coder's spec, never shown to agents."""
+    fn: Callable[[JSONValue], JSONValue] = field(compare=False, repr=False)
+
+    def __call__(self, x: JSONValue) -> JSONValue:
+        return self.fn(x)
+
+
+@dataclass(frozen=True)
+class HypothesisSpace:
+    """Exact sizes behind T_info for one rule kind."""
+
+    log2_h: float | None
+    """log2 of the number of distinct rules of the kind (None if unknown)."""
+    log2_y: float
+    """log2 of the number of possible outputs of one query."""
+
+    @property
+    def t_info(self) -> int | None:
+        return t_info(self.log2_h, self.log2_y)
+
+
+def t_info(log2_h: float | None, log2_y: float) -> int | None:
+    """ceil(log2|H| / log2|Y|), ORACLE's lower bound on the number of queries."""
+    if log2_h is None or log2_y <= 0:
+        return None
+    # Round away float noise so an exact ratio such as 2.0000000001 stays 2.
+    return math.ceil(round(log2_h / log2_y, 9))
+
+
+class Family(ABC):
+    """A family of black boxes: rules, protocol text, parsing, checking, information."""
+
+    name: ClassVar[str]
+    """Category code used on the command line, e.g. ``"ERI"``."""
+    title: ClassVar[str]
+    hidden_rule: ClassVar[bool] = True
+    """True when agents see only the interface (CII/CRI/PSI/ERI), not the rule."""
+    test_items: ClassVar[int] = 8
+    """Held-out items per episode."""
+
+    # -- rules ---------------------------------------------------------------
+    @abstractmethod
+    def kinds(self, level: Level) -> tuple[str, ...]:
+        """Rule kinds sampled at ``level``, in a fixed order."""
+
+    @abstractmethod
+    def sample_rule(self, rng: random.Random, level: Level, kind: str | None = None) -> Rule:
+        """Draw a rule (uniform kind unless given, then uniform key within the kind's space)."""
+
+    @abstractmethod
+    def rule_from_params(self, kind: str, level: Level, params: Mapping[str, JSONValue]) -> Rule:
+        """Rebuild a rule from hidden.json's parameters."""
+
+    @abstractmethod
+    def hypothesis_space(self, kind: str, level: Level) -> HypothesisSpace:
+        """Exact log2|H| and log2|Y| for a kind."""
+
+    @abstractmethod
+    def version_space(self, level: Level, kind: str | None = None) -> VersionSpace:
+        """The prior space of one kind, or with ``kind=None`` the agent's view: every kind
+        of ``level`` mixed under the sampling prior."""
+
+    # -- code ----------------------------------------------------------------
+    @abstractmethod
+    def code_template(self, rule: Rule) -> tuple[str, dict[str, Any]]:
+        """(template name under templates/code/, context) rendering this rule's blackbox.py."""
+
+    # -- protocol ------------------------------------------------------------
+    @abstractmethod
+    def task_intro(self, level: Level) -> str:
+        """What the agent is told before exploring (the interface, not the rule)."""
+
+    @property
+    @abstractmethod
+    def input_schema(self) -> str:
+        """One-line description of a valid query."""
+
+    @property
+    @abstractmethod
+    def output_schema(self) -> str:
+        """One-line description of an answer."""
+
+    @abstractmethod
+    def parse_query(self, text: str) -> JSONValue:
+        """Lenient about form, strict about meaning; raises ``InvalidQueryError``."""
+
+    @abstractmethod
+    def format_query(self, x: JSONValue) -> str:
+        """Text an agent would send for ``x``; ``parse_query(format_query(x)) == x``."""
+
+    @abstractmethod
+    def render_output(self, y: JSONValue) -> str:
+        """The text an agent sees for a box output."""
+
+    @abstractmethod
+    def normalise_answer(self, text: str) -> str:
+        """The documented normalisation applied to both sides before comparing."""
+
+    def output_fits(self, y: JSONValue) -> bool:
+        """Whether a box output is in the family's canonical output form.
+
+        The default: it renders, and rendering is a fixed point of the answer
+        normalisation (so an agent could state it exactly).
+        """
+        try:
+            text = self.render_output(y)
+        except (TypeError, ValueError):
+            return False
+        return self.normalise_answer(text) == text
+
+    def check_answer(self, expected: JSONValue, answer: str) -> bool:
+        """Exact match after :meth:`normalise_answer` (families with tolerance override)."""
+        return self.normalise_answer(answer) == self.normalise_answer(self.render_output(expected))
+
+    # -- inputs --------------------------------------------------------------
+    @abstractmethod
+    def random_query(self, rng: random.Random) -> JSONValue:
+        """A uniformly random valid query (the ``random`` baseline)."""
+
+    @abstractmethod
+    def exploration_plan(self, level: Level, turns: int) -> list[JSONValue]:
+        """A fixed, feedback-independent plan of ``turns`` queries (the ``fixed`` baseline)."""
+
+    @abstractmethod
+    def query_pool(self, rng: random.Random, level: Level, n: int) -> list[JSONValue]:
+        """Candidate queries the ``adaptive`` baseline scores by expected information."""
+
+    @abstractmethod
+    def test_inputs(
+        self, rng: random.Random, k: int, exclude: Collection[JSONValue]
+    ) -> list[JSONValue]:
+        """``k`` held-out inputs, none of them in ``exclude`` (what the agent queried)."""
+
+    @abstractmethod
+    def differential_inputs(self, rng: random.Random, n: int) -> list[JSONValue]:
+        """Inputs for the generator's differential test (edge cases first)."""

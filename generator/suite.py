@@ -1,0 +1,232 @@
+"""Generate a suite: sample rules, run each through the graph, write accepted boxes."""
+
+from __future__ import annotations
+
+import logging
+import os
+import shutil
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+from blackboxes.box import Attempt, BoxEntry, BoxInfo, HiddenInfo, Level, Provenance, SuiteInfo
+from blackboxes.families import LEVELS, get_family
+from blackboxes.store import load_box, load_suite, write_box, write_suite
+from generator.backends import Backend, create_backend
+from generator.graph import GraphSettings, build_graph, recursion_limit
+from oracle_bench import __version__
+from oracle_bench.errors import BoxError, GenerationError, UsageError
+from oracle_bench.jsonio import atomic_write_text, canonical_json
+from oracle_bench.rng import rng_for, seed_for
+from sandbox import SandboxLimits
+
+__all__ = ["GenerateConfig", "GenerateResult", "default_suite_name", "generate_suite"]
+
+logger = logging.getLogger(__name__)
+
+ProgressFn = Callable[[int, int, str, str], None]
+"""(accepted so far, target, box id, status) after each candidate."""
+
+
+@dataclass(frozen=True)
+class GenerateConfig:
+    category: str
+    level: Level
+    n: int = 20
+    seed: int = 0
+    out: Path | None = None
+    """Suite directory; default ``<suites root>/<default_suite_name>``."""
+    backend: str = "procedural"
+    max_attempts: int = 3
+    differential_inputs: int = 256
+    max_candidates: int | None = None
+    """Stop after this many candidates even if fewer than ``n`` were accepted (default 3n)."""
+
+    def validate(self) -> None:
+        if self.level not in LEVELS:
+            raise UsageError(f"level must be one of {', '.join(LEVELS)}, not {self.level!r}")
+        if self.n < 1:
+            raise UsageError(f"-n must be >= 1, not {self.n}")
+        if self.max_attempts < 1:
+            raise UsageError(f"--max-attempts must be >= 1, not {self.max_attempts}")
+        if self.differential_inputs < 200:
+            raise UsageError("the differential test needs at least 200 inputs")
+
+
+@dataclass(frozen=True)
+class GenerateResult:
+    path: Path
+    accepted: list[str]
+    rejected: list[str]
+    skipped: list[str] = field(default_factory=list)
+    """Boxes found already written and verified (a resumed run)."""
+
+
+def default_suite_name(category: str, level: str, seed: int, n: int) -> str:
+    return f"{category.upper()}-{level}-seed{seed}-n{n}"
+
+
+def _created() -> str | None:
+    # Wall-clock time would break byte-identical suites; honour the reproducible-builds
+    # convention instead.
+    epoch = os.environ.get("SOURCE_DATE_EPOCH")
+    if not epoch:
+        return None
+    try:
+        return datetime.fromtimestamp(int(epoch), tz=UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
+    except ValueError:
+        return None
+
+
+def generate_suite(
+    config: GenerateConfig,
+    *,
+    suites_root: Path = Path("suites"),
+    backend: Backend | None = None,
+    limits: SandboxLimits | None = None,
+    progress: ProgressFn | None = None,
+) -> GenerateResult:
+    """Generate ``config.n`` verified boxes into a suite directory and return where.
+
+    Boxes already present and verified (from an interrupted run with the same
+    arguments) are kept, not regenerated.
+    """
+    config.validate()
+    family = get_family(config.category)
+    backend = backend or create_backend(config.backend)
+    out = (
+        Path(config.out)
+        if config.out
+        else suites_root / default_suite_name(family.name, config.level, config.seed, config.n)
+    )
+    out.mkdir(parents=True, exist_ok=True)
+    previous = _previous_entries(out)
+    settings = GraphSettings(
+        seed=config.seed,
+        max_attempts=config.max_attempts,
+        differential_inputs=config.differential_inputs,
+        limits=limits,
+    )
+    app = build_graph(family, backend, settings)
+    entries: list[BoxEntry] = []
+    rejected: list[str] = []
+    skipped: list[str] = []
+    max_candidates = config.max_candidates or 3 * config.n
+    index = 0
+    while len(entries) < config.n and index < max_candidates:
+        box_id = f"{family.name}-{config.level}-{index:04d}"
+        index += 1
+        reused = previous.get(box_id)
+        if reused is not None and _still_valid(out, reused):
+            entries.append(reused)
+            skipped.append(box_id)
+            if progress:
+                progress(len(entries), config.n, box_id, "kept")
+            continue
+        rng = rng_for(config.seed, family.name, config.level, index - 1)
+        rule = family.sample_rule(rng, config.level)
+        state: dict[str, Any] = {
+            "box_id": box_id,
+            "family": family.name,
+            "level": config.level,
+            "kind": rule.kind,
+            "params": dict(rule.params),
+        }
+        final = app.invoke(state, {"recursion_limit": recursion_limit(config.max_attempts)})
+        attempts = [Attempt.model_validate(a) for a in final.get("attempts", [])]
+        layers = sorted(final.get("report", {}).get("layers", []))
+        provenance = Provenance(
+            backend=backend.name,
+            tool_version=__version__,
+            accepted=final.get("status") == "accepted",
+            attempts=attempts,
+            sandbox_layers=layers,
+        )
+        if provenance.accepted:
+            space = family.hypothesis_space(rule.kind, config.level)
+            info = BoxInfo(
+                id=box_id,
+                family=family.name,
+                level=config.level,
+                rule_kind=rule.kind,
+                task_intro=family.task_intro(config.level),
+                input_schema=family.input_schema,
+                output_schema=family.output_schema,
+                log2_h=space.log2_h,
+                log2_y=space.log2_y,
+                t_info=space.t_info,
+            )
+            hidden = HiddenInfo(
+                rule_kind=rule.kind,
+                params=dict(rule.params),
+                description=rule.description,
+                test_seed=seed_for(config.seed, family.name, config.level, index - 1, "test"),
+            )
+            entries.append(write_box(out, info, final["code"], hidden, provenance))
+        else:
+            rejected.append(box_id)
+            record = {
+                "id": box_id,
+                "kind": rule.kind,
+                "params": dict(rule.params),
+                "provenance": provenance.model_dump(mode="json"),
+                "last_code": final.get("code", ""),
+            }
+            atomic_write_text(out / "rejected" / f"{box_id}.json", canonical_json(record))
+            logger.warning("rejected %s after %d attempt(s)", box_id, len(attempts))
+        if progress:
+            progress(
+                len(entries), config.n, box_id, "accepted" if provenance.accepted else "rejected"
+            )
+    if len(entries) < config.n:
+        raise GenerationError(
+            f"only {len(entries)} of {config.n} boxes passed verification after "
+            f"{index} candidates; see {out / 'rejected'}"
+        )
+    _remove_stale(out, {e.id for e in entries})
+    suite = SuiteInfo(
+        name=out.name,
+        seed=config.seed,
+        family=family.name,
+        level=config.level,
+        created=_created(),
+        tool_version=__version__,
+        backend=backend.name,
+        boxes=entries,
+        rejected=rejected,
+    )
+    write_suite(out, suite)
+    return GenerateResult(
+        path=out, accepted=[e.id for e in entries], rejected=rejected, skipped=skipped
+    )
+
+
+def _previous_entries(out: Path) -> dict[str, BoxEntry]:
+    """Entries of a suite.json already in ``out`` (a previous or interrupted run)."""
+    if not (out / "suite.json").exists():
+        return {}
+    try:
+        return {e.id: e for e in load_suite(out).boxes}
+    except BoxError:
+        logger.warning("ignoring unreadable %s; regenerating", out / "suite.json")
+        return {}
+
+
+def _still_valid(out: Path, entry: BoxEntry) -> bool:
+    try:
+        load_box(out, entry)
+    except BoxError:
+        return False
+    return True
+
+
+def _remove_stale(out: Path, keep: set[str]) -> None:
+    """Delete box folders not in this suite (left by an earlier, different run)."""
+    boxes = out / "boxes"
+    if not boxes.is_dir():
+        return
+    for child in boxes.iterdir():
+        if child.is_dir() and child.name not in keep:
+            shutil.rmtree(child)

@@ -1,0 +1,19 @@
+"""oracle-bench: shared base of the project (version, errors, deterministic helpers).
+
+This is the one small package every layer may import; it imports none of them.
+"""
+
+from oracle_bench._version import __version__
+from oracle_bench.errors import OracleBenchError
+from oracle_bench.jsonio import atomic_write_text, canonical_json, sha256_hex
+from oracle_bench.rng import rng_for, seed_for
+
+__all__ = [
+    "OracleBenchError",
+    "__version__",
+    "atomic_write_text",
+    "canonical_json",
+    "rng_for",
+    "seed_for",
+    "sha256_hex",
+]
