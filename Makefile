@@ -1,0 +1,35 @@
+# Two entry points for a fresh machine with only Python and make:
+#   make demo   set up, generate a small ERI suite, evaluate the baseline agents at 10@1
+#   make test   set up with the dev tools and run the whole test suite
+PYTHON ?= python3
+VENV   ?= .venv
+BIN    := $(VENV)/bin
+DEMO   := suites/demo-ERI-easy
+
+.PHONY: demo test lint check bench clean
+
+$(BIN)/oracle-gen: pyproject.toml
+	$(PYTHON) -m venv $(VENV)
+	$(BIN)/python -m pip install --quiet --upgrade pip
+	$(BIN)/python -m pip install --quiet -e '.[dev]'
+	@touch $@
+
+demo: $(BIN)/oracle-gen
+	$(BIN)/oracle-gen --category ERI --level easy -n 12 --seed 0 --out $(DEMO)
+	$(BIN)/oracle-eval 10@1 --suite $(DEMO)
+
+test: $(BIN)/oracle-gen
+	$(BIN)/python -m pytest -q
+
+lint: $(BIN)/oracle-gen
+	$(BIN)/ruff check .
+	$(BIN)/ruff format --check .
+	$(BIN)/mypy
+
+check: lint test
+
+bench: $(BIN)/oracle-gen
+	$(BIN)/python benchmarks/sandbox/bench_roundtrip.py
+
+clean:
+	rm -rf $(VENV) suites runs .pytest_cache .mypy_cache .ruff_cache

@@ -1,0 +1,160 @@
+"""The generation graph and suite writing, with the real sandbox and the ERI family."""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import pytest
+
+from blackboxes.families import Family, Rule, get_family
+from blackboxes.store import load_suite_boxes
+from generator import GenerateConfig, Judgement, TestReport, generate_suite
+from generator.backends import judge_report
+from generator.cli import main
+from oracle_bench.errors import GenerationError
+from templates import render
+
+
+def _tree(root: Path) -> dict[str, bytes]:
+    return {str(p.relative_to(root)): p.read_bytes() for p in sorted(root.rglob("*")) if p.is_file()}
+
+
+def test_same_seed_gives_byte_identical_suites(tmp_path: Path) -> None:
+    for name in ("a", "b"):
+        generate_suite(GenerateConfig(category="ERI", level="easy", n=3, seed=42, out=tmp_path / name))
+    a, b = _tree(tmp_path / "a"), _tree(tmp_path / "b")
+    assert a.keys() == b.keys()
+    assert a == b
+    generate_suite(GenerateConfig(category="ERI", level="easy", n=3, seed=43, out=tmp_path / "c"))
+    assert _tree(tmp_path / "c") != a
+
+
+def test_suite_boxes_are_verified_and_consistent(eri_easy_suite: Path) -> None:
+    suite, boxes = load_suite_boxes(eri_easy_suite)
+    family = get_family("ERI")
+    assert len(boxes) == 6
+    for box in boxes:
+        assert box.provenance.accepted
+        assert [a.verdict for a in box.provenance.attempts] == ["correct"]
+        attempt = box.provenance.attempts[0]
+        assert attempt.differential_inputs >= 200
+        assert attempt.differential_mismatches == 0
+        assert all(attempt.checks.values())
+        rule = family.rule_from_params(box.hidden.rule_kind, "easy", box.hidden.params)
+        template, ctx = family.code_template(rule)
+        assert box.code == render(template, **ctx)
+        space = family.hypothesis_space(rule.kind, "easy")
+        assert box.info.log2_h == space.log2_h
+        assert box.info.t_info == space.t_info
+        # The agent-facing intro never names the kind.
+        assert rule.kind not in box.info.task_intro.lower()
+
+
+@dataclass
+class _ScriptedBackend:
+    """A coder that crashes, then misaligns, then gets it right."""
+
+    codes: list[str]
+    refiner_says_correct: bool = False
+    name: str = "scripted-test"
+    calls: list[Judgement | None] = field(default_factory=list)
+
+    def write_code(self, rule: Rule, family: Family, feedback: Judgement | None) -> tuple[str, str]:
+        self.calls.append(feedback)
+        code = self.codes[min(len(self.calls) - 1, len(self.codes) - 1)]
+        if code == "TEMPLATE":
+            template, ctx = family.code_template(rule)
+            return render(template, **ctx), template
+        return code, "scripted"
+
+    def judge(self, rule: Rule, family: Family, code: str, report: TestReport) -> Judgement:
+        if self.refiner_says_correct:
+            return Judgement("correct", ("looks fine to me",))
+        return judge_report(report)
+
+
+CRASHING = "def blackbox(plaintext):\n    return 1 // 0\n"
+MISALIGNED = "def blackbox(plaintext):\n    return plaintext[::-1] + 'Q'\n"
+
+
+def test_three_attempts_crash_misalign_correct(tmp_path: Path) -> None:
+    backend = _ScriptedBackend([CRASHING, MISALIGNED, "TEMPLATE"])
+    result = generate_suite(
+        GenerateConfig(category="ERI", level="easy", n=1, seed=1, out=tmp_path / "s"), backend=backend
+    )
+    _, [box] = load_suite_boxes(result.path)
+    assert [a.verdict for a in box.provenance.attempts] == [
+        "execution_error",
+        "misalignment",
+        "correct",
+    ]
+    assert box.provenance.accepted
+    # The coder saw each verdict with its evidence.
+    assert backend.calls[0] is None
+    assert backend.calls[1] is not None and backend.calls[1].verdict == "execution_error"
+    assert "ZeroDivisionError" in " ".join(backend.calls[1].reasons)
+    assert backend.calls[2] is not None and backend.calls[2].verdict == "misalignment"
+    assert any("expected" in r for r in backend.calls[2].reasons)
+
+
+def test_lying_refiner_is_overruled_and_nothing_is_accepted(tmp_path: Path) -> None:
+    backend = _ScriptedBackend([MISALIGNED], refiner_says_correct=True)
+    out = tmp_path / "s"
+    with pytest.raises(GenerationError, match="0 of 1"):
+        generate_suite(
+            GenerateConfig(category="ERI", level="easy", n=1, seed=1, out=out, max_candidates=2),
+            backend=backend,
+        )
+    assert not (out / "suite.json").exists()
+    assert not (out / "boxes").exists()
+    records = sorted((out / "rejected").glob("*.json"))
+    assert len(records) == 2
+    record = json.loads(records[0].read_text())
+    attempts = record["provenance"]["attempts"]
+    assert len(attempts) == 3
+    assert {a["verdict"] for a in attempts} == {"misalignment"}
+    assert all(any("overruled" in r for r in a["reasons"]) for a in attempts)
+    assert record["provenance"]["accepted"] is False
+
+
+def test_rerun_keeps_verified_boxes(tmp_path: Path) -> None:
+    config = GenerateConfig(category="ERI", level="easy", n=2, seed=9, out=tmp_path / "s")
+    first = generate_suite(config)
+    before = _tree(first.path)
+    second = generate_suite(config)
+    assert second.skipped == first.accepted
+    assert _tree(second.path) == before
+
+
+@pytest.mark.parametrize(
+    ("argv", "needle"),
+    [
+        (["--category", "CRI", "--level", "hard"], "category 'CRI' does not exist yet; available: ERI"),
+        (["--category", "ERI", "--level", "medium"], "invalid choice: 'medium'"),
+        (["--category", "ERI", "--level", "easy", "-n", "0"], "-n must be >= 1"),
+        (["--level", "easy"], "the following arguments are required: --category"),
+        (["--category", "ERI", "--level", "easy", "-n", "x"], "invalid int value: 'x'"),
+    ],
+)
+def test_cli_usage_errors_are_one_line_exit_2(
+    argv: list[str], needle: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    assert main(argv) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1, err
+    assert err.startswith("oracle-gen: error: ")
+    assert needle in err
+
+
+def test_cli_bare_command_writes_default_folder(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    monkeypatch.setenv("ORACLE_BENCH_SUITES", str(tmp_path / "suites"))
+    assert main(["--category", "ERI", "--level", "hard", "-n", "2"]) == 0
+    expected = tmp_path / "suites" / "ERI-hard-seed0-n2"
+    out = capsys.readouterr().out
+    assert f"wrote 2 verified boxes to {expected}" in out.replace("\n", "")
+    suite, boxes = load_suite_boxes(expected)
+    assert suite.level == "hard" and len(boxes) == 2
