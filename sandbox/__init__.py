@@ -1,0 +1,31 @@
+"""Running untrusted box code: restricted, in an isolated worker process, never in-process.
+
+Layers (see ``SandboxWorker.layers``): a separate ``python`` process with an
+empty environment in its own session and network namespace, rlimits, a dropped
+uid (when started as root), no_new_privs and a seccomp deny-list, and inside it
+RestrictedPython with curated builtins and curated stand-ins for a few stdlib
+modules (``ALLOWED_MODULES``).
+"""
+
+from sandbox.layers import ALL_LAYERS, IsolationPolicy, available_layers
+from sandbox.limits import SandboxLimits
+from sandbox.policy import ALLOWED_MODULES, compile_check
+from sandbox.pool import WorkerPool
+from sandbox.results import CallError, CallResult, ErrorKind, JSONValue
+from sandbox.worker import SandboxWorker, run_once
+
+__all__ = [
+    "ALLOWED_MODULES",
+    "ALL_LAYERS",
+    "CallError",
+    "CallResult",
+    "ErrorKind",
+    "IsolationPolicy",
+    "JSONValue",
+    "SandboxLimits",
+    "SandboxWorker",
+    "WorkerPool",
+    "available_layers",
+    "compile_check",
+    "run_once",
+]

@@ -1,0 +1,70 @@
+"""Restricted compilation plus the static import policy.
+
+Compiling is safe in any process (no box code runs); executing never is. Both
+the parent (``compile_check``, to refuse early) and the worker use this.
+"""
+
+from __future__ import annotations
+
+import ast
+import warnings
+from dataclasses import dataclass
+from types import CodeType
+
+from RestrictedPython import compile_restricted_exec
+
+from sandbox._curated import ALLOWED_MODULES, MODULE_MEMBERS
+
+BOX_FILENAME = "<blackbox>"
+_ALLOWED_LISTING = ", ".join(sorted(ALLOWED_MODULES))
+
+
+@dataclass(frozen=True)
+class CompiledBox:
+    code: CodeType | None
+    errors: tuple[str, ...]
+
+
+def import_errors(tree: ast.AST) -> list[str]:
+    """Every import that names a module or member outside the curated whitelist."""
+    errors: list[str] = []
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import):
+            for alias in node.names:
+                if alias.name not in ALLOWED_MODULES:
+                    errors.append(
+                        f"Line {node.lineno}: import of module {alias.name!r} is not allowed "
+                        f"(allowed: {_ALLOWED_LISTING})"
+                    )
+        elif isinstance(node, ast.ImportFrom):
+            if node.level:
+                errors.append(f"Line {node.lineno}: relative imports are not allowed")
+                continue
+            module = node.module or ""
+            if module not in ALLOWED_MODULES:
+                errors.append(
+                    f"Line {node.lineno}: import of module {module!r} is not allowed "
+                    f"(allowed: {_ALLOWED_LISTING})"
+                )
+                continue
+            for alias in node.names:
+                if alias.name != "*" and alias.name not in MODULE_MEMBERS[module]:
+                    errors.append(
+                        f"Line {node.lineno}: cannot import {alias.name!r} from {module!r} "
+                        "in a black box"
+                    )
+    return errors
+
+
+def compile_box(source: str) -> CompiledBox:
+    """RestrictedPython's verdict first, then the import policy on the parsed tree."""
+    with warnings.catch_warnings():
+        # RestrictedPython warns about e.g. unused print; those are not refusals.
+        warnings.simplefilter("ignore")
+        result = compile_restricted_exec(source, filename=BOX_FILENAME)
+    errors = list(result.errors)
+    if not errors:
+        errors.extend(import_errors(ast.parse(source, filename=BOX_FILENAME)))
+    if errors:
+        return CompiledBox(code=None, errors=tuple(errors))
+    return CompiledBox(code=result.code, errors=())

@@ -1,0 +1,98 @@
+"""Isolation layers: what this machine offers, and what a worker must have."""
+
+from __future__ import annotations
+
+import functools
+import logging
+import tempfile
+import time
+from dataclasses import dataclass
+
+from oracle_bench.errors import IsolationUnavailableError, UsageError
+from sandbox import _protocol as proto
+from sandbox._process import ReadStatus, WorkerProcess
+
+__all__ = ["ALL_LAYERS", "IsolationPolicy", "available_layers"]
+
+logger = logging.getLogger(__name__)
+
+ALL_LAYERS = proto.ALL_LAYERS
+_BASE_LAYERS = frozenset({proto.LAYER_PROCESS, proto.LAYER_RESTRICTED, proto.LAYER_RLIMITS})
+_PRIVILEGE_LAYERS = frozenset({proto.LAYER_UID_DROP, proto.LAYER_UNPRIVILEGED, proto.LAYER_SECCOMP})
+_PROBE_SECONDS = 20.0
+
+
+@dataclass(frozen=True)
+class IsolationPolicy:
+    """Layers that must all be active, plus groups of which one must be."""
+
+    required: frozenset[str]
+    required_any: tuple[frozenset[str], ...] = ()
+
+    @classmethod
+    def from_require(cls, require: frozenset[str] | None) -> IsolationPolicy:
+        """``None`` is the default policy: process, restricted, rlimits and
+        (privilege drop or seccomp); any other set is taken literally."""
+        if require is None:
+            return cls(_BASE_LAYERS, (_PRIVILEGE_LAYERS,))
+        unknown = sorted(set(require) - ALL_LAYERS)
+        if unknown:
+            raise UsageError(
+                f"unknown isolation layer(s) {', '.join(unknown)}; "
+                f"known: {', '.join(sorted(ALL_LAYERS))}"
+            )
+        return cls(frozenset(require))
+
+    def missing(self, layers: frozenset[str]) -> list[str]:
+        gaps = sorted(self.required - layers)
+        gaps += [" or ".join(sorted(g)) for g in self.required_any if not layers & g]
+        return gaps
+
+    def enforce(self, layers: frozenset[str]) -> None:
+        gaps = self.missing(layers)
+        if gaps:
+            raise IsolationUnavailableError(
+                f"required isolation layer(s) unavailable: {', '.join(gaps)}"
+            )
+
+    def to_wire(self) -> dict[str, list[str] | list[list[str]]]:
+        return {
+            "require": sorted(self.required),
+            "require_any": [sorted(g) for g in self.required_any],
+        }
+
+
+@functools.cache
+def available_layers() -> frozenset[str]:
+    """Layers a worker on this machine can activate (probed once by a real worker)."""
+    with tempfile.TemporaryDirectory(prefix="oracle-sbx-probe-") as cwd:
+        try:
+            process = WorkerProcess(cwd)
+        except OSError as exc:
+            logger.warning("sandbox probe could not start a worker: %s", exc)
+            return frozenset()
+        try:
+            init = {
+                "probe": True,
+                "code": "",
+                "entry": "",
+                "limits": {
+                    "cpu_seconds": 5,
+                    "wall_seconds": _PROBE_SECONDS,
+                    "memory_mb": 512,
+                    "output_bytes": 4096,
+                    "max_recursion": 200,
+                    "cpu_lifetime_seconds": 60,
+                },
+            }
+            deadline = time.monotonic() + _PROBE_SECONDS
+            if not process.send(proto.dumps(init) + b"\n", deadline):
+                return frozenset()
+            result = process.read_line(1 << 16, deadline)
+            if result.status is not ReadStatus.LINE:
+                logger.warning("sandbox probe failed: %s", result.status.value)
+                return frozenset()
+            reply = proto.loads(result.line)
+            return frozenset(str(layer) for layer in reply.get("layers", ()))
+        finally:
+            process.kill()

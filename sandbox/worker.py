@@ -1,0 +1,299 @@
+"""``SandboxWorker``: one persistent, isolated worker process per box.
+
+The caller's process never executes box code: it compile-checks (safe), spawns
+a worker, and exchanges JSON lines with it. Box faults come back as
+``CallResult`` values; a worker that dies or overruns is killed with its whole
+process group and restarted transparently (the code is re-sent) on the next
+call. Box module-level globals persist between calls of one worker process
+(that is the box's business) but not across a restart; the curated ``random``
+is reseeded before every call, so equal inputs give equal outputs.
+"""
+
+from __future__ import annotations
+
+import logging
+import shutil
+import tempfile
+import time
+import weakref
+from typing import Any, ClassVar
+
+from oracle_bench.errors import (
+    IsolationUnavailableError,
+    SandboxCallFailedError,
+    SandboxCompileError,
+    SandboxMemoryError,
+    SandboxTimeoutError,
+    UsageError,
+    WorkerError,
+)
+from sandbox import _protocol as proto
+from sandbox import layers as _layers
+from sandbox._curated import DEFAULT_RANDOM_SEED
+from sandbox._process import TIMEOUT_SIGNALS, ReadStatus, WorkerProcess
+from sandbox.limits import SandboxLimits
+from sandbox.policy import compile_check
+from sandbox.results import (
+    CRASH_MESSAGE,
+    MEMORY_MESSAGE,
+    TIMEOUT_MESSAGE,
+    CallError,
+    CallResult,
+    ErrorKind,
+    JSONValue,
+)
+
+__all__ = ["SandboxWorker", "run_once"]
+
+logger = logging.getLogger(__name__)
+
+# Python start-up, imports and isolation set-up, on top of the box's own budget.
+_STARTUP_GRACE_SECONDS = 10.0
+# Room for the reply envelope and error messages beyond the value's own cap.
+_ENVELOPE_BYTES = 4096
+_WIRE_KINDS = frozenset(kind.value for kind in ErrorKind)
+
+
+class _Resources:
+    """What must be released even if a worker object is garbage-collected unclosed."""
+
+    def __init__(self) -> None:
+        self.process: WorkerProcess | None = None
+        self.tmpdir: str | None = tempfile.mkdtemp(prefix="oracle-sbx-")
+
+    def stop(self) -> None:
+        if self.process is not None:
+            self.process.kill()
+            self.process = None
+
+    def release(self) -> None:
+        self.stop()
+        if self.tmpdir is not None:
+            shutil.rmtree(self.tmpdir, ignore_errors=True)
+            self.tmpdir = None
+
+
+class SandboxWorker:
+    """Runs one box's ``entry`` function in an isolated, persistent worker.
+
+    ``require`` names the isolation layers the caller demands; ``None`` means the
+    default policy (process, restricted, rlimits, and uid drop or seccomp). The
+    strongest set available is always attempted; a missing required layer raises
+    ``IsolationUnavailableError`` before any box code runs. There is no in-process
+    fallback. Not thread-safe; use one instance per thread (or a ``WorkerPool``).
+    """
+
+    # Test-only worker switches (see sandbox._worker); never set in production code.
+    _hooks: ClassVar[frozenset[str]] = frozenset()
+
+    def __init__(
+        self,
+        code: str,
+        *,
+        entry: str = "blackbox",
+        limits: SandboxLimits = SandboxLimits(),  # noqa: B008 - frozen, shared safely
+        require: frozenset[str] | None = None,
+        random_seed: int = DEFAULT_RANDOM_SEED,
+    ) -> None:
+        if not entry.isidentifier() or entry.startswith("_"):
+            raise UsageError(f"entry must be a public identifier, got {entry!r}")
+        self._policy = _layers.IsolationPolicy.from_require(require)
+        # Fail closed before spawning anything if the machine cannot provide it.
+        self._policy.enforce(_layers.available_layers())
+        # (The test-only "unrestricted" hook bypasses the restricted layer on purpose.)
+        errors = [] if "unrestricted" in self._hooks else compile_check(code)
+        if errors:
+            raise _compile_error("\n".join(errors))
+        self._limits = limits
+        self._init_line = (
+            proto.dumps(
+                {
+                    "code": code,
+                    "entry": entry,
+                    "limits": limits.to_wire(),
+                    "seed": random_seed,
+                    "hooks": sorted(self._hooks),
+                    **self._policy.to_wire(),
+                }
+            )
+            + b"\n"
+        )
+        self._layers: frozenset[str] = frozenset()
+        self._resources = _Resources()
+        self._finalizer = weakref.finalize(self, self._resources.release)
+        try:
+            self._start()
+        except BaseException:
+            self.close()
+            raise
+
+    # -- public -----------------------------------------------------------------
+
+    @property
+    def layers(self) -> frozenset[str]:
+        """Isolation layers active in the current worker process."""
+        return self._layers
+
+    @property
+    def limits(self) -> SandboxLimits:
+        return self._limits
+
+    def call(self, *args: JSONValue) -> CallResult:
+        """Call the box; box faults are returned, never raised."""
+        try:
+            request = b'{"a":' + proto.dumps(list(args)) + b"}\n"
+        except (TypeError, ValueError) as exc:
+            raise UsageError(f"arguments must be finite JSON values: {exc}") from exc
+        if not self._finalizer.alive:
+            raise WorkerError("the worker is closed")
+        process = self._resources.process
+        if process is None:
+            try:
+                self._start()
+            except (SandboxCallFailedError, WorkerError, IsolationUnavailableError, OSError) as exc:
+                logger.warning("sandbox worker restart failed: %s", exc)
+                self._resources.stop()
+                return _failure(ErrorKind.CRASH, CRASH_MESSAGE)
+            process = self._resources.process
+            if process is None:  # pragma: no cover - _start sets it or raises
+                return _failure(ErrorKind.CRASH, CRASH_MESSAGE)
+        deadline = time.monotonic() + self._limits.wall_seconds
+        if not process.send(request, deadline):
+            return self._abort(process, None)
+        result = process.read_line(self._limits.output_bytes + _ENVELOPE_BYTES, deadline)
+        if result.status is not ReadStatus.LINE:
+            return self._abort(process, result.status)
+        return self._decode(process, result.line)
+
+    def close(self) -> None:
+        """Kill the worker and remove its temporary directory (idempotent)."""
+        self._finalizer()
+
+    def __enter__(self) -> SandboxWorker:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    # -- internals --------------------------------------------------------------
+
+    def _start(self) -> None:
+        """Spawn, hand over the code, and wait for the worker's verdict."""
+        tmpdir = self._resources.tmpdir
+        if tmpdir is None:
+            raise WorkerError("the worker is closed")
+        process = WorkerProcess(tmpdir)
+        self._resources.process = process
+        deadline = time.monotonic() + _STARTUP_GRACE_SECONDS + self._limits.wall_seconds
+        if not process.send(self._init_line, deadline):
+            self._resources.stop()
+            raise WorkerError("the worker did not accept its code")
+        result = process.read_line(1 << 20, deadline)
+        if result.status is ReadStatus.TIMEOUT:
+            self._resources.stop()
+            raise SandboxTimeoutError(
+                ErrorKind.TIMEOUT.value, "loading the box: " + TIMEOUT_MESSAGE
+            )
+        if result.status is not ReadStatus.LINE:
+            signum = process.exit_signal() if result.status is ReadStatus.EOF else None
+            self._resources.stop()
+            if signum in TIMEOUT_SIGNALS:
+                raise SandboxTimeoutError(
+                    ErrorKind.TIMEOUT.value, "loading the box: " + TIMEOUT_MESSAGE
+                )
+            raise WorkerError(f"the worker failed during start-up ({result.status.value})")
+        try:
+            reply = proto.loads(result.line)
+        except ValueError as exc:
+            self._resources.stop()
+            raise WorkerError("the worker sent a malformed start-up reply") from exc
+        if not isinstance(reply, dict) or not reply.get("ok"):
+            self._resources.stop()
+            _raise_startup_failure(reply if isinstance(reply, dict) else {})
+        layers = frozenset(str(x) for x in reply.get("layers", ()))
+        try:
+            # Belt and braces: the worker checked too, before loading any code.
+            self._policy.enforce(layers)
+        except IsolationUnavailableError:
+            self._resources.stop()
+            raise
+        self._layers = layers
+
+    def _abort(self, process: WorkerProcess, status: ReadStatus | None) -> CallResult:
+        """The worker overran, flooded or died: kill it, restart lazily, report."""
+        if status is ReadStatus.TIMEOUT:
+            error = CallError(ErrorKind.TIMEOUT, TIMEOUT_MESSAGE)
+        elif status is ReadStatus.OVERFLOW:
+            error = CallError(
+                ErrorKind.INVALID_OUTPUT,
+                f"result exceeds the output limit of {self._limits.output_bytes} bytes",
+            )
+        else:
+            signum = process.exit_signal()
+            if signum in TIMEOUT_SIGNALS:
+                error = CallError(ErrorKind.TIMEOUT, TIMEOUT_MESSAGE)
+            else:
+                error = CallError(ErrorKind.CRASH, CRASH_MESSAGE)
+        self._resources.stop()
+        return CallResult(value=None, error=error)
+
+    def _decode(self, process: WorkerProcess, line: bytes) -> CallResult:
+        try:
+            reply: Any = proto.loads(line)
+        except (ValueError, RecursionError):
+            self._resources.stop()
+            return _failure(ErrorKind.INVALID_OUTPUT, "the black box reply was not valid JSON")
+        if not isinstance(reply, dict):
+            self._resources.stop()
+            return _failure(ErrorKind.INVALID_OUTPUT, "the black box reply was malformed")
+        if reply.get("r"):
+            # The worker is near its lifetime CPU cap and has exited; replace it next time.
+            self._resources.stop()
+        if "v" in reply:
+            return CallResult(value=reply["v"], error=None)
+        kind, message = reply.get("e"), reply.get("m")
+        if kind not in _WIRE_KINDS or not isinstance(message, str):
+            self._resources.stop()
+            return _failure(ErrorKind.INVALID_OUTPUT, "the black box reply was malformed")
+        if kind == ErrorKind.MEMORY:
+            message = MEMORY_MESSAGE
+        return _failure(ErrorKind(kind), message)
+
+
+def _compile_error(message: str) -> SandboxCompileError:
+    error = SandboxCompileError(message)
+    # SyntaxError.__str__ prints ``msg``, which the MRO's BaseException.__init__ leaves unset.
+    error.msg = message
+    return error
+
+
+def _failure(kind: ErrorKind, message: str) -> CallResult:
+    return CallResult(value=None, error=CallError(kind, message))
+
+
+def _raise_startup_failure(reply: dict[str, Any]) -> None:
+    kind = reply.get("kind")
+    message = str(reply.get("message", "unknown start-up failure"))
+    if kind == proto.KIND_COMPILE:
+        raise _compile_error(message)
+    if kind == proto.KIND_ISOLATION:
+        raise IsolationUnavailableError(message)
+    if kind == proto.KIND_TIMEOUT:
+        raise SandboxTimeoutError(kind, "loading the box: " + message)
+    if kind == proto.KIND_MEMORY:
+        raise SandboxMemoryError(kind, "loading the box: " + MEMORY_MESSAGE)
+    if kind in (proto.KIND_EXCEPTION, proto.KIND_POLICY):
+        raise SandboxCallFailedError(str(kind), "loading the box: " + message)
+    raise WorkerError(f"the worker refused the box: {message}")
+
+
+def run_once(
+    code: str,
+    *args: JSONValue,
+    entry: str = "blackbox",
+    limits: SandboxLimits = SandboxLimits(),  # noqa: B008
+    require: frozenset[str] | None = None,
+) -> CallResult:
+    """Start a worker, make one call, close it."""
+    with SandboxWorker(code, entry=entry, limits=limits, require=require) as worker:
+        return worker.call(*args)
