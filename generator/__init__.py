@@ -2,16 +2,16 @@
 
 from generator.backends import Backend, Judgement, ProceduralBackend, create_backend
 from generator.suite import GenerateConfig, GenerateResult, generate_suite
-from generator.tester import TestReport, test_candidate
+from generator.tester import CandidateReport, check_candidate
 
 __all__ = [
     "Backend",
+    "CandidateReport",
     "GenerateConfig",
     "GenerateResult",
     "Judgement",
     "ProceduralBackend",
-    "TestReport",
+    "check_candidate",
     "create_backend",
     "generate_suite",
-    "test_candidate",
 ]

@@ -20,7 +20,7 @@ class CandidateState(TypedDict, total=False):
     attempt: int
     """Attempts made so far; the router stops at ``max_attempts``."""
     report: dict[str, Any]
-    """The tester's findings for the current code (see ``TestReport.to_json``)."""
+    """The tester's findings for the current code (see ``CandidateReport.to_json``)."""
     verdict: str
     reasons: list[str]
     attempts: Annotated[list[dict[str, Any]], operator.add]

@@ -13,7 +13,7 @@ from typing import Protocol
 
 from blackboxes.box import Verdict
 from blackboxes.families import Family, Rule
-from generator.tester import TestReport
+from generator.tester import CandidateReport
 from oracle_bench.errors import UnknownNameError
 from templates import render
 
@@ -38,13 +38,16 @@ class Judgement:
 class Backend(Protocol):
     """Writes candidate code and judges a tester report."""
 
-    name: str
+    @property
+    def name(self) -> str:
+        """Recorded in provenance.json."""
+        ...
 
     def write_code(self, rule: Rule, family: Family, feedback: Judgement | None) -> tuple[str, str]:
         """Return (code, template or prompt id) for the rule, given the last verdict if any."""
         ...
 
-    def judge(self, rule: Rule, family: Family, code: str, report: TestReport) -> Judgement:
+    def judge(self, rule: Rule, family: Family, code: str, report: CandidateReport) -> Judgement:
         """A structured verdict on the code from the tester's report."""
         ...
 
@@ -71,7 +74,7 @@ def backend_names() -> list[str]:
     return sorted(_BACKENDS)
 
 
-def judge_report(report: TestReport) -> Judgement:
+def judge_report(report: CandidateReport) -> Judgement:
     """The verdict a tester report supports on its own (the procedural refiner)."""
     checks = report.checks
     if not checks.get("compiles", False) or not checks.get("runs", False):
@@ -99,5 +102,5 @@ class ProceduralBackend:
         template, context = family.code_template(rule)
         return render(template, **context), template
 
-    def judge(self, rule: Rule, family: Family, code: str, report: TestReport) -> Judgement:
+    def judge(self, rule: Rule, family: Family, code: str, report: CandidateReport) -> Judgement:
         return judge_report(report)

@@ -15,7 +15,7 @@ from langgraph.graph import END, START, StateGraph
 from blackboxes.families import Family
 from generator._state import CandidateState
 from generator.backends import Backend, Judgement
-from generator.tester import TestReport, test_candidate
+from generator.tester import CandidateReport, check_candidate
 from oracle_bench.jsonio import sha256_hex
 from oracle_bench.rng import rng_for
 from sandbox import SandboxLimits
@@ -55,7 +55,7 @@ def build_graph(family: Family, backend: Backend, settings: GraphSettings) -> An
 
     def tester(state: CandidateState) -> dict[str, Any]:
         rng = rng_for(settings.seed, state["box_id"], "differential", state["attempt"])
-        report = test_candidate(
+        report = check_candidate(
             state["code"],
             rule_of(state),
             family,
@@ -66,7 +66,7 @@ def build_graph(family: Family, backend: Backend, settings: GraphSettings) -> An
         return {"report": report.to_json()}
 
     def refiner(state: CandidateState) -> dict[str, Any]:
-        report = TestReport(
+        report = CandidateReport(
             checks=state["report"]["checks"],
             inputs=state["report"]["inputs"],
             mismatches=state["report"]["mismatches"],

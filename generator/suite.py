@@ -96,11 +96,8 @@ def generate_suite(
     config.validate()
     family = get_family(config.category)
     backend = backend or create_backend(config.backend)
-    out = (
-        Path(config.out)
-        if config.out
-        else suites_root / default_suite_name(family.name, config.level, config.seed, config.n)
-    )
+    name = default_suite_name(family.name, config.level, config.seed, config.n)
+    out = Path(config.out) if config.out else suites_root / name
     out.mkdir(parents=True, exist_ok=True)
     previous = _previous_entries(out)
     settings = GraphSettings(
@@ -187,7 +184,7 @@ def generate_suite(
         )
     _remove_stale(out, {e.id for e in entries})
     suite = SuiteInfo(
-        name=out.name,
+        name=name,
         seed=config.seed,
         family=family.name,
         level=config.level,

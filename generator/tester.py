@@ -18,14 +18,14 @@ from blackboxes.families import Family, Rule
 from oracle_bench.errors import SandboxError
 from sandbox import SandboxLimits, SandboxWorker
 
-__all__ = ["TestReport", "test_candidate"]
+__all__ = ["CandidateReport", "check_candidate"]
 
 _MAX_EXAMPLES = 5
 _DETERMINISM_SAMPLE = 32
 
 
 @dataclass(frozen=True)
-class TestReport:
+class CandidateReport:
     """What the tester found; ``passed`` only when every check holds."""
 
     checks: dict[str, bool]
@@ -56,7 +56,7 @@ def _short(value: Any) -> str:
     return text if len(text) <= 80 else text[:77] + "..."
 
 
-def test_candidate(
+def check_candidate(
     code: str,
     rule: Rule,
     family: Family,
@@ -65,7 +65,7 @@ def test_candidate(
     n_inputs: int = 256,
     entry: str = "blackbox",
     limits: SandboxLimits | None = None,
-) -> TestReport:
+) -> CandidateReport:
     """Run ``code`` on ``n_inputs`` differential inputs and judge it against ``rule``."""
     limits = limits or SandboxLimits()
     inputs = family.differential_inputs(rng, n_inputs)
@@ -74,7 +74,7 @@ def test_candidate(
         worker = SandboxWorker(code, entry=entry, limits=limits)
     except SandboxError as exc:
         checks["compiles"] = False
-        return TestReport(checks=checks, inputs=0, mismatches=0, errors=[str(exc)[:500]])
+        return CandidateReport(checks=checks, inputs=0, mismatches=0, errors=[str(exc)[:500]])
     checks["compiles"] = True
     errors: list[str] = []
     examples: list[str] = []
@@ -111,7 +111,7 @@ def test_candidate(
     checks["non_degenerate"] = _non_degenerate(valid)
     if not checks["non_degenerate"]:
         errors.append("outputs are degenerate (identity, constant or nearly so)")
-    return TestReport(
+    return CandidateReport(
         checks=checks,
         inputs=len(inputs),
         mismatches=mismatches,

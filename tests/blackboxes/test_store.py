@@ -8,7 +8,14 @@ from pathlib import Path
 import pytest
 
 from blackboxes.box import Attempt, BoxInfo, HiddenInfo, Provenance, SuiteInfo
-from blackboxes.store import box_digest, load_box, load_suite, load_suite_boxes, write_box, write_suite
+from blackboxes.store import (
+    box_digest,
+    load_box,
+    load_suite,
+    load_suite_boxes,
+    write_box,
+    write_suite,
+)
 from oracle_bench.errors import (
     BoxError,
     BoxNotFoundError,
@@ -35,7 +42,9 @@ def _write(tmp_path: Path, n: int = 2) -> Path:
             log2_y=150.4,
             t_info=1,
         )
-        hidden = HiddenInfo(rule_kind="reverse", params={"k": i}, description="reverse", test_seed=i)
+        hidden = HiddenInfo(
+            rule_kind="reverse", params={"k": i}, description="reverse", test_seed=i
+        )
         prov = Provenance(
             backend="procedural",
             tool_version="0",
@@ -44,7 +53,12 @@ def _write(tmp_path: Path, n: int = 2) -> Path:
         )
         entries.append(write_box(tmp_path, info, CODE, hidden, prov))
     suite = SuiteInfo(
-        name="t", seed=0, family="T", level="easy", tool_version="0", backend="procedural",
+        name="t",
+        seed=0,
+        family="T",
+        level="easy",
+        tool_version="0",
+        backend="procedural",
         boxes=entries,
     )
     write_suite(tmp_path, suite)
@@ -58,8 +72,10 @@ def test_round_trip(tmp_path: Path) -> None:
     assert boxes[1].hidden.params == {"k": 1}
     assert boxes[0].code == CODE
     assert boxes[0].digest == suite.boxes[0].digest
-    files = {name: (tmp_path / "boxes" / "T-easy-0000" / name).read_bytes()
-             for name in ("box.json", "blackbox.py", "hidden.json", "provenance.json")}
+    files = {
+        name: (tmp_path / "boxes" / "T-easy-0000" / name).read_bytes()
+        for name in ("box.json", "blackbox.py", "hidden.json", "provenance.json")
+    }
     assert box_digest(files)[0] == suite.boxes[0].digest
 
 
@@ -133,8 +149,10 @@ def test_consistently_tampered_box_still_fails_validation(tmp_path: Path) -> Non
     box_json = tmp_path / "boxes" / "T-easy-0000" / "box.json"
     box_json.write_text('{"id": "T-easy-0000"}')
     raw = json.loads((tmp_path / "suite.json").read_text())
-    files = {n: (box_json.parent / n).read_bytes()
-             for n in ("box.json", "blackbox.py", "hidden.json", "provenance.json")}
+    files = {
+        n: (box_json.parent / n).read_bytes()
+        for n in ("box.json", "blackbox.py", "hidden.json", "provenance.json")
+    }
     digest, per_file = box_digest(files)
     raw["boxes"][0].update(digest=digest, files=per_file)
     (tmp_path / "suite.json").write_text(json.dumps(raw))

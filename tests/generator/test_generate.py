@@ -10,7 +10,7 @@ import pytest
 
 from blackboxes.families import Family, Rule, get_family
 from blackboxes.store import load_suite_boxes
-from generator import GenerateConfig, Judgement, TestReport, generate_suite
+from generator import CandidateReport, GenerateConfig, Judgement, generate_suite
 from generator.backends import judge_report
 from generator.cli import main
 from oracle_bench.errors import GenerationError
@@ -18,12 +18,16 @@ from templates import render
 
 
 def _tree(root: Path) -> dict[str, bytes]:
-    return {str(p.relative_to(root)): p.read_bytes() for p in sorted(root.rglob("*")) if p.is_file()}
+    return {
+        str(p.relative_to(root)): p.read_bytes() for p in sorted(root.rglob("*")) if p.is_file()
+    }
 
 
 def test_same_seed_gives_byte_identical_suites(tmp_path: Path) -> None:
     for name in ("a", "b"):
-        generate_suite(GenerateConfig(category="ERI", level="easy", n=3, seed=42, out=tmp_path / name))
+        generate_suite(
+            GenerateConfig(category="ERI", level="easy", n=3, seed=42, out=tmp_path / name)
+        )
     a, b = _tree(tmp_path / "a"), _tree(tmp_path / "b")
     assert a.keys() == b.keys()
     assert a == b
@@ -32,7 +36,7 @@ def test_same_seed_gives_byte_identical_suites(tmp_path: Path) -> None:
 
 
 def test_suite_boxes_are_verified_and_consistent(eri_easy_suite: Path) -> None:
-    suite, boxes = load_suite_boxes(eri_easy_suite)
+    _suite, boxes = load_suite_boxes(eri_easy_suite)
     family = get_family("ERI")
     assert len(boxes) == 6
     for box in boxes:
@@ -69,7 +73,7 @@ class _ScriptedBackend:
             return render(template, **ctx), template
         return code, "scripted"
 
-    def judge(self, rule: Rule, family: Family, code: str, report: TestReport) -> Judgement:
+    def judge(self, rule: Rule, family: Family, code: str, report: CandidateReport) -> Judgement:
         if self.refiner_says_correct:
             return Judgement("correct", ("looks fine to me",))
         return judge_report(report)
@@ -82,7 +86,8 @@ MISALIGNED = "def blackbox(plaintext):\n    return plaintext[::-1] + 'Q'\n"
 def test_three_attempts_crash_misalign_correct(tmp_path: Path) -> None:
     backend = _ScriptedBackend([CRASHING, MISALIGNED, "TEMPLATE"])
     result = generate_suite(
-        GenerateConfig(category="ERI", level="easy", n=1, seed=1, out=tmp_path / "s"), backend=backend
+        GenerateConfig(category="ERI", level="easy", n=1, seed=1, out=tmp_path / "s"),
+        backend=backend,
     )
     _, [box] = load_suite_boxes(result.path)
     assert [a.verdict for a in box.provenance.attempts] == [
@@ -131,7 +136,10 @@ def test_rerun_keeps_verified_boxes(tmp_path: Path) -> None:
 @pytest.mark.parametrize(
     ("argv", "needle"),
     [
-        (["--category", "CRI", "--level", "hard"], "category 'CRI' does not exist yet; available: ERI"),
+        (
+            ["--category", "CRI", "--level", "hard"],
+            "category 'CRI' does not exist yet; available: ERI",
+        ),
         (["--category", "ERI", "--level", "medium"], "invalid choice: 'medium'"),
         (["--category", "ERI", "--level", "easy", "-n", "0"], "-n must be >= 1"),
         (["--level", "easy"], "the following arguments are required: --category"),
