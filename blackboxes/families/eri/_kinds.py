@@ -1,0 +1,60 @@
+"""Which cipher kinds exist and which level samples them."""
+
+from __future__ import annotations
+
+from blackboxes.box import Level
+from blackboxes.families.eri._composition import CompositionKind
+from blackboxes.families.eri._digraph import HillKind, PlayfairKind
+from blackboxes.families.eri._kind import CipherKind
+from blackboxes.families.eri._letterwise import (
+    AffineKind,
+    CaesarKind,
+    KeywordKind,
+    SubstitutionKind,
+)
+from blackboxes.families.eri._periodic import ProgressiveKind, VigenereKind
+from blackboxes.families.eri._transposition import ColumnarKind, RailFenceKind
+
+__all__ = ["KINDS", "LEVEL_KINDS"]
+
+_AFFINE, _SUBSTITUTION, _VIGENERE = AffineKind(), SubstitutionKind(), VigenereKind()
+_RAILFENCE, _COLUMNAR = RailFenceKind(), ColumnarKind()
+
+KINDS: dict[str, CipherKind] = {
+    kind.name: kind
+    for kind in (
+        CaesarKind(),
+        _AFFINE,
+        KeywordKind(),
+        _SUBSTITUTION,
+        _VIGENERE,
+        ProgressiveKind(),
+        _RAILFENCE,
+        _COLUMNAR,
+        PlayfairKind(),
+        HillKind(),
+        CompositionKind(_AFFINE, _RAILFENCE),
+        CompositionKind(_VIGENERE, _COLUMNAR),
+        CompositionKind(_SUBSTITUTION, _COLUMNAR),
+    )
+}
+
+LEVEL_KINDS: dict[Level, tuple[str, ...]] = {
+    "easy": (
+        "caesar",
+        "affine",
+        "keyword",
+        "substitution",
+        "vigenere",
+        "progressive",
+        "railfence",
+        "columnar",
+    ),
+    "hard": (
+        "playfair",
+        "hill",
+        "affine_railfence",
+        "vigenere_columnar",
+        "substitution_columnar",
+    ),
+}
