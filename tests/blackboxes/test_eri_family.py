@@ -32,7 +32,8 @@ def test_registered_with_enough_kinds() -> None:
     ("text", "expected"),
     [
         ("hello, world!", "HELLO WORLD"),
-        ("  a   b\tc ", "A BC"),
+        ("  a   b\tc ", "A B C"),
+        ("hello\nworld", "HELLO WORLD"),
         ("Zz9", "ZZ"),
         ("x" * 32, "X" * 32),
     ],

@@ -260,8 +260,11 @@ SYLLABLES: tuple[str, ...] = (
 
 
 def normalise(text: str) -> str:
-    """Uppercase, keep only letters A-Z and spaces, collapse runs of spaces, strip."""
-    kept = "".join(ch for ch in text.upper() if ch == " " or ch in ALPHABET)
+    """Uppercase, keep letters A-Z, turn any whitespace into a space, collapse runs, strip."""
+    # Tabs and newlines separate words for people and LLMs alike: keep them as spaces.
+    kept = "".join(
+        " " if ch.isspace() else ch for ch in text.upper() if ch.isspace() or ch in ALPHABET
+    )
     return " ".join(kept.split())
 
 
