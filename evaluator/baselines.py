@@ -1,0 +1,173 @@
+"""Baseline agents needing no network: ``random``, ``fixed`` and ``adaptive``.
+
+All three predict the same way, from the agent-view version space
+``family.version_space(level, None)`` (every kind of the level mixed under the sampling
+prior) updated with their own observations: attempt ``a`` of an item answers the
+``a``-th most probable output. They differ only in how they explore:
+
+- ``random``: uniform valid queries (``family.random_query``);
+- ``fixed``: the family's feedback-independent plan (``family.exploration_plan``);
+- ``adaptive``: greedy, each turn the not-yet-asked candidate of ``family.query_pool``
+  with the highest expected information over the current version space.
+
+They are given the Family, the level and a seeded rng: public information only, never
+the box's rule kind or hidden.json.
+"""
+
+from __future__ import annotations
+
+import logging
+import math
+from typing import Any
+
+from blackboxes.information import VersionSpace, expected_information, output_key
+from evaluator.agents import AgentContext, Briefing, Observation, Question, register_agent
+
+__all__ = ["ADAPTIVE_POOL_SIZE", "AdaptiveAgent", "FixedAgent", "RandomAgent"]
+
+log = logging.getLogger(__name__)
+
+JSONValue = Any
+
+ADAPTIVE_POOL_SIZE = 32
+"""Candidates the adaptive baseline scores per turn."""
+
+_SCORE_DIGITS = 9
+"""Scores are compared after rounding, so float noise never decides a tie."""
+
+
+class _VersionSpaceAgent:
+    """Shared prediction: the agent-view version space updated with every observation."""
+
+    def __init__(self, ctx: AgentContext) -> None:
+        self.family = ctx.family
+        self.level = ctx.level
+        self.rng = ctx.rng
+        self.space: VersionSpace = ctx.family.version_space(ctx.level, None)
+        self.briefing: Briefing | None = None
+        self._notes: list[str] = []
+        self._asked: set[str] = set()
+        self._turn = 0
+        self._candidates: dict[int, list[str]] = {}
+
+    # -- protocol -------------------------------------------------------------
+    def start(self, briefing: Briefing) -> None:
+        self.briefing = briefing
+
+    def query(self, banner: str) -> str:
+        self._turn += 1
+        x = self.choose_query()
+        self._asked.add(output_key(x))
+        return self.family.format_query(x)
+
+    def observe(self, observation: Observation) -> None:
+        if not observation.ok:
+            self._note(f"turn {observation.turn}: no answer ({observation.response.strip()})")
+            return
+        updated = self.space.observe(observation.query, observation.output)
+        if updated.log2_count() == -math.inf:
+            # No rule of the family explains this answer: keep the last consistent space
+            # (ignoring this observation) rather than predict from nothing.
+            self._note(
+                f"turn {observation.turn}: observation inconsistent with every hypothesis; ignored"
+            )
+            return
+        self.space = updated
+
+    def begin_evaluation(self, message: str) -> None:
+        return None
+
+    def answer(self, question: Question) -> str:
+        shots = self.briefing.shots if self.briefing is not None else 1
+        ranked = self._candidates.get(question.item)
+        if ranked is None:
+            ranked = self._rank(question, shots)
+            self._candidates[question.item] = ranked
+        if question.attempt < len(ranked):
+            return ranked[question.attempt]
+        self._note(f"item {question.item}: no candidate left for attempt {question.attempt + 1}")
+        return ranked[-1] if ranked else question.input_text
+
+    def feedback(self, correct: bool, message: str) -> None:
+        return None
+
+    def notes(self) -> list[str]:
+        return list(self._notes)
+
+    # -- exploration (what the subclasses change) -----------------------------
+    def choose_query(self) -> JSONValue:
+        raise NotImplementedError
+
+    # -- helpers --------------------------------------------------------------
+    def _rank(self, question: Question, shots: int) -> list[str]:
+        try:
+            top = self.space.predictive(question.input).top(shots)
+        except Exception as exc:  # a family bug must not kill the episode
+            self._note(f"item {question.item}: prediction failed ({type(exc).__name__}: {exc})")
+            top = []
+        texts: list[str] = []
+        for y in top:
+            text = self.family.render_output(y)
+            if text not in texts:
+                texts.append(text)
+        if not texts:
+            self._note(f"item {question.item}: empty prediction; echoing the input")
+            texts.append(question.input_text)
+        return texts
+
+    def _note(self, text: str) -> None:
+        log.debug("%s: %s", type(self).__name__, text)
+        self._notes.append(text)
+
+
+@register_agent("random")
+class RandomAgent(_VersionSpaceAgent):
+    """Uniformly random valid queries (Tier 1)."""
+
+    def choose_query(self) -> JSONValue:
+        return self.family.random_query(self.rng)
+
+
+@register_agent("fixed")
+class FixedAgent(_VersionSpaceAgent):
+    """The family's fixed exploration plan, blind to the answers (Tier 2)."""
+
+    def __init__(self, ctx: AgentContext) -> None:
+        super().__init__(ctx)
+        self._plan: list[JSONValue] = []
+
+    def start(self, briefing: Briefing) -> None:
+        super().start(briefing)
+        self._plan = list(self.family.exploration_plan(self.level, briefing.turns))
+
+    def choose_query(self) -> JSONValue:
+        index = self._turn - 1
+        if index < len(self._plan):
+            return self._plan[index]
+        self._note(f"turn {self._turn}: the plan is exhausted; random query")
+        return self.family.random_query(self.rng)
+
+
+@register_agent("adaptive")
+class AdaptiveAgent(_VersionSpaceAgent):
+    """Greedy expected information over the current version space (Tier 3)."""
+
+    def choose_query(self) -> JSONValue:
+        pool = self.family.query_pool(self.rng, self.level, ADAPTIVE_POOL_SIZE)
+        best: tuple[float, str] | None = None
+        choice: JSONValue = None
+        seen: set[str] = set()
+        for x in pool:
+            key = output_key(x)
+            if key in self._asked or key in seen:
+                continue
+            seen.add(key)
+            score = round(expected_information(self.space, x), _SCORE_DIGITS)
+            # Highest score wins; among equal scores the smallest canonical key.
+            rank = (-score, key)
+            if best is None or rank < (best[0], best[1]):
+                best, choice = rank, x
+        if best is None:
+            self._note(f"turn {self._turn}: query pool exhausted; random query")
+            return self.family.random_query(self.rng)
+        return choice

@@ -1,0 +1,269 @@
+"""``oracle-eval``: run agents on a generated suite and report accuracy and information.
+
+The only module of the evaluator that prints or configures logging.
+"""
+
+from __future__ import annotations
+
+import argparse
+import logging
+import os
+import sys
+from collections.abc import Sequence
+from pathlib import Path
+from typing import NoReturn
+
+from rich.console import Console
+from rich.logging import RichHandler
+from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+from rich.table import Table
+
+from blackboxes.store import load_suite_boxes
+from evaluator.agents import agent_names, check_agent_name
+from evaluator.runner import ProgressEvent, RunResult, evaluate_suite
+from evaluator.spec import FEEDBACK_MODES, TurnShot, parse_feedback, parse_spec
+from evaluator.summary import GroupRow
+from oracle_bench.errors import BoxError, OracleBenchError, UsageError
+
+__all__ = ["main"]
+
+PROG = "oracle-eval"
+DEFAULT_AGENTS = ("random", "fixed", "adaptive")
+SUITES_ENV = "ORACLE_BENCH_SUITES"
+
+_EPILOG = f"""\
+The spec TURNS@SHOTS sets the budget: TURNS exploration turns (every answered query or
+invalid reply costs one), then each held-out item gets SHOTS attempts with right/wrong
+feedback. ORACLE's published settings are 10@1 and 20@2.
+
+Feedback modes: instant (each query answered at once) or deferred (all TURNS queries
+submitted blind, answers revealed together: isolates adaptivity).
+
+Without --suite, the most recent suite (newest suite.json) under ./suites is evaluated
+(set {SUITES_ENV} to look elsewhere). Results go to
+runs/<suite name>/<TURNS>at<SHOTS>-<feedback>-seed<SEED>; rerunning the same command
+resumes, skipping finished episodes.
+
+Output: trajectories/*.json (one per episode), summary.json, summary.csv, run.json.
+
+Examples:
+  oracle-eval 10@1
+  oracle-eval 20@2 --suite suites/eri-easy --agent adaptive --agent random
+  oracle-eval 10@1 --feedback deferred --seed 7 --repeats 3 --out runs/deferred
+"""
+
+
+class _Parser(argparse.ArgumentParser):
+    """argparse with a one-line error message (exit code 2) instead of usage text."""
+
+    def error(self, message: str) -> NoReturn:
+        raise UsageError(message)
+
+
+def _parser() -> argparse.ArgumentParser:
+    p = _Parser(
+        prog=PROG,
+        description="Evaluate agents on a suite of black boxes with ORACLE's turn@shot protocol.",
+        epilog=_EPILOG,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    p.add_argument("spec", metavar="SPEC", help="budget TURNS@SHOTS, e.g. 10@1 or 20@2")
+    p.add_argument(
+        "--suite",
+        type=Path,
+        metavar="DIR",
+        help=f"suite directory (default: the newest under ${SUITES_ENV} or ./suites)",
+    )
+    p.add_argument(
+        "--agent",
+        action="append",
+        metavar="NAME",
+        dest="agents",
+        help=f"agent to run, repeatable: {', '.join(agent_names())} "
+        f"(default: {', '.join(DEFAULT_AGENTS)})",
+    )
+    p.add_argument(
+        "--feedback",
+        default="instant",
+        metavar="MODE",
+        help=f"{' or '.join(FEEDBACK_MODES)} (default: instant)",
+    )
+    p.add_argument(
+        "--out",
+        type=Path,
+        metavar="DIR",
+        help="output directory (default: runs/<suite>/<T>at<K>-<feedback>-seed<N>)",
+    )
+    p.add_argument("--seed", type=int, default=0, metavar="N", help="run seed (default: 0)")
+    p.add_argument(
+        "--repeats",
+        type=int,
+        default=1,
+        metavar="R",
+        help="repetitions per box and agent (default: 1)",
+    )
+    p.add_argument("-v", "--verbose", action="count", default=0, help="more logging (-vv: debug)")
+    return p
+
+
+def _latest_suite() -> Path:
+    root = Path(os.environ.get(SUITES_ENV) or "suites")
+    if not root.is_dir():
+        raise BoxError("no suite given and the suites folder does not exist (use --suite)", root)
+    candidates = [p for p in root.glob("*/suite.json") if p.is_file()]
+    if not candidates:
+        raise BoxError("no suite given and no suite (*/suite.json) found here", root)
+    newest = max(candidates, key=lambda p: (p.stat().st_mtime_ns, str(p)))
+    return newest.parent
+
+
+def _fmt(value: float | None, digits: int = 2) -> str:
+    return "-" if value is None else f"{value:.{digits}f}"
+
+
+def _accuracy(row: GroupRow) -> str:
+    if row.accuracy_mean is None:
+        return "-"
+    text = f"{row.accuracy_mean:.3f}"
+    if row.accuracy_ci_low is not None and row.accuracy_ci_high is not None:
+        text += f" [{row.accuracy_ci_low:.3f}, {row.accuracy_ci_high:.3f}]"
+    return text
+
+
+def _tables(console: Console, result: RunResult) -> None:
+    summary = result.summary
+    keys = sorted({(g.family, g.level) for g in summary.groups})
+    for family, level in keys:
+        table = Table(
+            title=f"{family} {level} · {summary.spec} · {summary.feedback} · seed {summary.seed}",
+            title_justify="left",
+        )
+        table.add_column("agent")
+        for name in (
+            "boxes",
+            "accuracy [95% CI]",
+            "queries used",
+            "invalid turns",
+            "T_info",
+            "info gained (bits)",
+            "efficiency",
+            "failed",
+        ):
+            table.add_column(name, justify="right")
+        for g in summary.groups:
+            if (g.family, g.level) != (family, level):
+                continue
+            table.add_row(
+                g.agent,
+                str(g.boxes),
+                _accuracy(g),
+                _fmt(g.queries_used_mean, 1),
+                _fmt(g.invalid_turns_mean, 1),
+                _fmt(g.t_info_mean, 1),
+                _fmt(g.info_gained_mean, 1),
+                _fmt(g.efficiency_mean, 2),
+                str(g.failed),
+            )
+        console.print(table)
+        violations = sum(g.bound_violations for g in summary.groups)
+        if violations:
+            console.print(
+                f"[yellow]warning:[/] {violations} information-bound violation(s); "
+                "see bound_violations in summary.json"
+            )
+
+
+def _configure_logging(verbose: int, console: Console) -> None:
+    level = logging.WARNING if verbose == 0 else logging.INFO if verbose == 1 else logging.DEBUG
+    logging.basicConfig(
+        level=level,
+        format="%(message)s",
+        handlers=[RichHandler(console=console, show_path=False)],
+        force=True,
+    )
+
+
+def _run(args: argparse.Namespace, out: Console, err: Console) -> int:
+    spec: TurnShot = parse_spec(args.spec)
+    feedback = parse_feedback(args.feedback)
+    agents = [check_agent_name(a) for a in (args.agents or DEFAULT_AGENTS)]
+    if args.repeats < 1:
+        raise UsageError(f"invalid --repeats {args.repeats}: must be >= 1")
+    _configure_logging(args.verbose, err)
+
+    if args.suite is None:
+        suite_dir = _latest_suite()
+        out.print(f"Evaluating the most recent suite: [bold]{suite_dir}[/]")
+    else:
+        suite_dir = args.suite
+    suite, _ = load_suite_boxes(suite_dir)  # verify every digest before anything starts
+    out_dir = args.out or Path("runs") / suite.name / f"{spec.slug}-{feedback}-seed{args.seed}"
+
+    with Progress(
+        TextColumn("[progress.description]{task.description}"),
+        BarColumn(),
+        MofNCompleteColumn(),
+        TimeElapsedColumn(),
+        console=err,
+        transient=False,
+    ) as bar:
+        task = bar.add_task(f"{suite.name} {spec}", total=None)
+
+        def on_progress(event: ProgressEvent) -> None:
+            job = event.job
+            bar.update(
+                task,
+                completed=event.done,
+                total=event.total,
+                description=f"{suite.name} {spec} {job.box_id} {job.agent}",
+            )
+
+        result = evaluate_suite(
+            suite_dir,
+            agents,
+            spec,
+            feedback,
+            args.seed,
+            out_dir,
+            repeats=args.repeats,
+            progress=on_progress,
+        )
+    _tables(out, result)
+    m = result.manifest
+    out.print(
+        f"{m.episodes} episode(s): {m.executed} run, {m.skipped} already done, "
+        f"{m.failed} failed. Results in [bold]{out_dir}[/] (summary.json, summary.csv, "
+        "trajectories/)"
+    )
+    return 0
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Entry point of ``oracle-eval``; returns the exit code."""
+    out, err = Console(), Console(stderr=True)
+    try:
+        tokens = list(sys.argv[1:] if argv is None else argv)
+        for token in tokens:
+            # argparse would take "-1@1" for an unknown option; report it as the bad spec it is.
+            if token.startswith("-") and "@" in token and token[1:2].isdigit():
+                parse_spec(token)
+        args = _parser().parse_args(tokens)
+        return _run(args, out, err)
+    except UsageError as exc:
+        print(f"{PROG}: error: {exc}", file=sys.stderr)
+        return 2
+    except OracleBenchError as exc:
+        print(f"{PROG}: error: {exc}", file=sys.stderr)
+        return 1
+    except KeyboardInterrupt:
+        print(f"{PROG}: interrupted; rerun the same command to resume", file=sys.stderr)
+        return 130
+    except SystemExit as exc:  # --help
+        return exc.code if isinstance(exc.code, int) else 0
+    except OSError as exc:
+        print(f"{PROG}: error: {exc}", file=sys.stderr)
+        return 1
+    except Exception as exc:  # a bug: still one line, never a traceback
+        logging.getLogger(__name__).debug("internal error", exc_info=True)
+        print(f"{PROG}: internal error: {type(exc).__name__}: {exc}", file=sys.stderr)
+        return 1

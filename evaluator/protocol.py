@@ -1,0 +1,378 @@
+"""One episode of ORACLE's ``turn@shot`` protocol (DESIGN.md "Evaluation protocol").
+
+Exploration: T turns; each answered query or invalid reply costs a turn. The agent
+sees the box's task intro, a banner per turn and, per turn, the rendered output, the
+family's parse error, or the sandbox error's ``render()``. In ``deferred`` mode the T
+replies are collected blind and the answers revealed together afterwards.
+
+Evaluation: K = ``family.test_items`` held-out inputs, drawn after exploration from
+``family.test_inputs(rng_for(hidden.test_seed, "test"), K, exclude=queried inputs)``,
+so every agent gets the same items unless it queried them. Expected outputs come from
+the box itself in the sandbox. Each item gets ``shots`` attempts with right/wrong
+feedback (never the ground truth); accuracy = correct items / K.
+
+The box's code is only ever run through ``env`` (a sandbox worker); this module never
+executes it.
+"""
+
+from __future__ import annotations
+
+import logging
+from dataclasses import dataclass, field
+from typing import Any, Protocol
+
+from blackboxes.families import Family
+from blackboxes.store import Box
+from evaluator.agents import Agent, Briefing, Observation, Question
+from evaluator.spec import FeedbackMode, TurnShot
+from evaluator.trajectory import (
+    AttemptRecord,
+    ItemRecord,
+    SpecRecord,
+    Trajectory,
+    TurnRecord,
+)
+from oracle_bench.errors import EvaluationError, InvalidQueryError
+from oracle_bench.rng import rng_for
+
+__all__ = [
+    "INVALID_QUERY",
+    "INVALID_RENDER",
+    "BoxEnvironment",
+    "CallErrorLike",
+    "CallResultLike",
+    "EpisodeContext",
+    "briefing_text",
+    "failed_trajectory",
+    "run_episode",
+    "turn_banner",
+]
+
+log = logging.getLogger(__name__)
+
+JSONValue = Any
+
+INVALID_QUERY = "invalid_query"
+"""``TurnRecord.error_kind`` of a reply the family could not parse."""
+INVALID_RENDER = "invalid_output"
+"""``error_kind`` of a box output the family cannot render (a box fault)."""
+
+
+class CallErrorLike(Protocol):
+    """What the evaluator reads from ``sandbox.CallError``."""
+
+    @property
+    def kind(self) -> Any: ...
+
+    def render(self) -> str: ...
+
+
+class CallResultLike(Protocol):
+    """What the evaluator reads from ``sandbox.CallResult``."""
+
+    @property
+    def ok(self) -> bool: ...
+
+    @property
+    def value(self) -> Any: ...
+
+    @property
+    def error(self) -> CallErrorLike | None: ...
+
+
+class BoxEnvironment(Protocol):
+    """A running box: ``sandbox.SandboxWorker`` (or, later, a served box over HTTP)."""
+
+    @property
+    def layers(self) -> frozenset[Any]: ...
+
+    def call(self, x: JSONValue) -> CallResultLike: ...
+
+
+@dataclass(frozen=True)
+class EpisodeContext:
+    """Everything that identifies an episode besides the box and the agent."""
+
+    suite: str
+    agent_name: str
+    spec: TurnShot
+    feedback: FeedbackMode
+    seed: int
+    repetition: int = 0
+
+
+def turn_banner(turn: int, turns: int) -> str:
+    """``<Turn 3 of 10; 7 remaining>``: remaining turns after this one."""
+    return f"<Turn {turn} of {turns}; {turns - turn} remaining>"
+
+
+def _name(value: Any) -> str:
+    """An enum's value or the string itself (ErrorKind, isolation layers)."""
+    inner = getattr(value, "value", value)
+    return str(inner)
+
+
+def _text(agent_reply: object, method: str) -> str:
+    if not isinstance(agent_reply, str):
+        raise EvaluationError(
+            f"agent.{method}() returned {type(agent_reply).__name__}, expected str"
+        )
+    return agent_reply
+
+
+@dataclass
+class _Episode:
+    """Mutable state while an episode runs; frozen into a Trajectory at the end."""
+
+    box: Box
+    family: Family
+    agent: Agent
+    ctx: EpisodeContext
+    env: BoxEnvironment
+    intro: str = ""
+    turns: list[TurnRecord] = field(default_factory=list)
+    items: list[ItemRecord] = field(default_factory=list)
+
+    # -- exploration ----------------------------------------------------------
+    def _answer_turn(self, index: int, text: str) -> tuple[TurnRecord, Observation]:
+        """Parse one reply and ask the box; never raises for a bad reply or a box fault."""
+        try:
+            x = self.family.parse_query(text)
+        except InvalidQueryError as exc:
+            shown = str(exc)
+            rec = TurnRecord(
+                index=index,
+                text=text,
+                query=None,
+                valid=False,
+                shown=shown,
+                error_kind=INVALID_QUERY,
+            )
+            return rec, Observation(turn=index, query_text=text, response=shown)
+        result = self.env.call(x)
+        if result.ok:
+            try:
+                shown = self.family.render_output(result.value)
+            except Exception as exc:
+                log.info("box %s: unrenderable output %r (%s)", self.box.info.id, result.value, exc)
+                rec = TurnRecord(
+                    index=index,
+                    text=text,
+                    query=x,
+                    valid=True,
+                    shown=f"[black box error: {INVALID_RENDER}]",
+                    error_kind=INVALID_RENDER,
+                )
+                return rec, Observation(turn=index, query_text=text, response=rec.shown, query=x)
+            rec = TurnRecord(
+                index=index, text=text, query=x, valid=True, shown=shown, output=result.value
+            )
+            obs = Observation(
+                turn=index, query_text=text, response=shown, query=x, output=result.value, ok=True
+            )
+            return rec, obs
+        error = result.error
+        kind = _name(error.kind) if error is not None else "unknown"
+        shown = error.render() if error is not None else "[black box error: unknown]"
+        rec = TurnRecord(index=index, text=text, query=x, valid=True, shown=shown, error_kind=kind)
+        return rec, Observation(turn=index, query_text=text, response=shown, query=x)
+
+    def explore(self) -> None:
+        total = self.ctx.spec.turns
+        if self.ctx.feedback == "instant":
+            for i in range(1, total + 1):
+                text = _text(self.agent.query(turn_banner(i, total)), "query")
+                rec, obs = self._answer_turn(i, text)
+                self.turns.append(rec)
+                self.agent.observe(obs)
+            return
+        # deferred: every reply first, blind; then every answer, in order.
+        replies = [
+            _text(self.agent.query(turn_banner(i, total)), "query") for i in range(1, total + 1)
+        ]
+        observations = []
+        for i, text in enumerate(replies, start=1):
+            rec, obs = self._answer_turn(i, text)
+            self.turns.append(rec)
+            observations.append(obs)
+        for obs in observations:
+            self.agent.observe(obs)
+
+    # -- evaluation -----------------------------------------------------------
+    def held_out(self) -> list[tuple[JSONValue, JSONValue]]:
+        """The K held-out inputs with the box's own outputs; raises if the box fails."""
+        k = self.family.test_items
+        exclude = [t.query for t in self.turns if t.valid]
+        rng = rng_for(self.box.hidden.test_seed, "test")
+        inputs = self.family.test_inputs(rng, k, exclude)
+        pairs: list[tuple[JSONValue, JSONValue]] = []
+        for x in inputs:
+            result = self.env.call(x)
+            if not result.ok:
+                kind = _name(result.error.kind) if result.error is not None else "unknown"
+                raise EvaluationError(
+                    f"the box failed on held-out input {self.family.format_query(x)!r} ({kind})"
+                )
+            pairs.append((x, result.value))
+        return pairs
+
+    def evaluate(self) -> None:
+        pairs = self.held_out()
+        k, shots = len(pairs), self.ctx.spec.shots
+        self.agent.begin_evaluation(
+            f"Exploration is over. Evaluation starts: {k} question(s), "
+            f"{shots} attempt(s) for each. Reply with the output only."
+        )
+        for n, (x, expected) in enumerate(pairs, start=1):
+            input_text = self.family.format_query(x)
+            attempts: list[AttemptRecord] = []
+            for a in range(shots):
+                prompt = (
+                    f"Question {n} of {k} (attempt {a + 1} of {shots}). "
+                    f"Input: {input_text}\nWhat does the black box output?"
+                )
+                question = Question(
+                    prompt=prompt, input_text=input_text, input=x, item=n, attempt=a
+                )
+                text = _text(self.agent.answer(question), "answer")
+                correct = self.family.check_answer(expected, text)
+                attempts.append(AttemptRecord(text=text, correct=correct))
+                if correct:
+                    message = "Your answer is correct."
+                elif a + 1 < shots:
+                    message = "Your answer is wrong. Please try again."
+                else:
+                    message = "Your answer is wrong."
+                if n < k and (correct or a + 1 == shots):
+                    message += " Let's move to the next question."
+                self.agent.feedback(correct, message)
+                if correct:
+                    break
+            self.items.append(
+                ItemRecord(
+                    index=n,
+                    input=x,
+                    input_text=input_text,
+                    expected=expected,
+                    attempts=attempts,
+                    correct=attempts[-1].correct,
+                )
+            )
+
+    # -- record ---------------------------------------------------------------
+    def trajectory(self, error: str | None) -> Trajectory:
+        info = self.box.info
+        k = len(self.items)
+        completed = error is None
+        accuracy = sum(item.correct for item in self.items) / k if completed and k else None
+        if completed and k == 0:
+            accuracy = None
+            error = "the family produced no held-out items"
+            completed = False
+        try:
+            notes = [str(n) for n in self.agent.notes()]
+        except Exception as exc:
+            notes = [f"agent.notes() failed: {type(exc).__name__}: {exc}"]
+        try:
+            layers = sorted(_name(layer) for layer in self.env.layers)
+        except Exception:
+            layers = []
+        return Trajectory(
+            box_id=info.id,
+            box_digest=self.box.digest,
+            suite=self.ctx.suite,
+            family=info.family,
+            level=info.level,
+            rule_kind=info.rule_kind,
+            log2_h=info.log2_h,
+            log2_y=info.log2_y,
+            t_info=info.t_info,
+            agent=self.ctx.agent_name,
+            spec=SpecRecord(turns=self.ctx.spec.turns, shots=self.ctx.spec.shots),
+            feedback=self.ctx.feedback,
+            seed=self.ctx.seed,
+            repetition=self.ctx.repetition,
+            sandbox_layers=layers,
+            intro=self.intro,
+            turns=self.turns,
+            items=self.items,
+            accuracy=accuracy,
+            queries_used=sum(t.answered for t in self.turns),
+            invalid_turns=sum(not t.valid for t in self.turns),
+            agent_notes=notes,
+            status="completed" if completed else "failed",
+            error=error,
+        )
+
+
+def briefing_text(box: Box, spec: TurnShot, test_items: int) -> str:
+    """The task intro followed by the budget, as ORACLE's start message."""
+    return (
+        f"{box.info.task_intro.rstrip()}\n\n"
+        f"You have {spec.turns} interaction turn(s) to understand the black box. "
+        f"Then {test_items} question(s) follow, with {spec.shots} attempt(s) each."
+    )
+
+
+def run_episode(
+    box: Box,
+    family: Family,
+    agent: Agent,
+    env: BoxEnvironment,
+    ctx: EpisodeContext,
+) -> Trajectory:
+    """Run one episode and return its trajectory.
+
+    A failure of the agent, the box (on a held-out item) or the family is recorded as
+    ``status="failed"`` with the reason and the turns so far; it is never raised.
+    """
+    episode = _Episode(box=box, family=family, agent=agent, ctx=ctx, env=env)
+    episode.intro = briefing_text(box, ctx.spec, family.test_items)
+    try:
+        agent.start(
+            Briefing(
+                intro=episode.intro,
+                turns=ctx.spec.turns,
+                shots=ctx.spec.shots,
+                feedback=ctx.feedback,
+            )
+        )
+        episode.explore()
+        episode.evaluate()
+    except Exception as exc:
+        message = f"{type(exc).__name__}: {exc}"
+        log.warning(
+            "episode %s/%s r%d failed: %s", box.info.id, ctx.agent_name, ctx.repetition, message
+        )
+        return episode.trajectory(message)
+    return episode.trajectory(None)
+
+
+def failed_trajectory(box: Box, family: Family, ctx: EpisodeContext, error: str) -> Trajectory:
+    """The record of an episode that could not start (e.g. the box's sandbox refused it)."""
+    info = box.info
+    return Trajectory(
+        box_id=info.id,
+        box_digest=box.digest,
+        suite=ctx.suite,
+        family=info.family,
+        level=info.level,
+        rule_kind=info.rule_kind,
+        log2_h=info.log2_h,
+        log2_y=info.log2_y,
+        t_info=info.t_info,
+        agent=ctx.agent_name,
+        spec=SpecRecord(turns=ctx.spec.turns, shots=ctx.spec.shots),
+        feedback=ctx.feedback,
+        seed=ctx.seed,
+        repetition=ctx.repetition,
+        sandbox_layers=[],
+        intro=briefing_text(box, ctx.spec, family.test_items),
+        turns=[],
+        items=[],
+        accuracy=None,
+        queries_used=0,
+        invalid_turns=0,
+        status="failed",
+        error=error,
+    )

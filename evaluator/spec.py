@@ -1,0 +1,82 @@
+"""The ``turn@shot`` budget of an episode and the feedback modes (DESIGN.md, "Evaluation")."""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from typing import Literal, get_args
+
+from oracle_bench.errors import UsageError
+
+__all__ = [
+    "FEEDBACK_MODES",
+    "MAX_SHOTS",
+    "MAX_TURNS",
+    "FeedbackMode",
+    "TurnShot",
+    "parse_feedback",
+    "parse_spec",
+]
+
+FeedbackMode = Literal["instant", "deferred"]
+"""``instant``: each query is answered at once. ``deferred``: all T queries are submitted
+blind and the answers revealed together (ORACLE's setting (i), which isolates adaptivity)."""
+
+FEEDBACK_MODES: tuple[FeedbackMode, ...] = get_args(FeedbackMode)
+
+MAX_TURNS = 10_000
+MAX_SHOTS = 100
+"""Generous caps so a typo (``2000000@1``) fails fast instead of running for days."""
+
+_EXPECTED = "expected TURNS@SHOTS, e.g. 20@2"
+_SPEC = re.compile(r"^\s*([+-]?\d+)\s*@\s*([+-]?\d+)\s*$")
+
+
+@dataclass(frozen=True)
+class TurnShot:
+    """``turns`` exploration turns, then ``shots`` attempts per held-out item."""
+
+    turns: int
+    shots: int
+
+    def __str__(self) -> str:
+        return f"{self.turns}@{self.shots}"
+
+    @property
+    def slug(self) -> str:
+        """File-name friendly form: ``20at2``."""
+        return f"{self.turns}at{self.shots}"
+
+
+def parse_spec(text: str) -> TurnShot:
+    """Parse ``"20@2"`` into ``TurnShot(turns=20, shots=2)``.
+
+    Both numbers are plain decimal integers; turns and shots must be >= 1 (an episode
+    with no exploration turn is not a black-box episode). Anything else raises
+    :class:`UsageError` with a one-line message.
+    """
+    if not isinstance(text, str) or not text.strip():
+        raise UsageError(f"invalid spec {text!r}: empty ({_EXPECTED})")
+    match = _SPEC.match(text)
+    if match is None:
+        reason = "missing '@'" if "@" not in text else "TURNS and SHOTS must be whole numbers"
+        raise UsageError(f"invalid spec {text!r}: {reason} ({_EXPECTED})")
+    turns, shots = int(match.group(1)), int(match.group(2))
+    if turns < 1:
+        raise UsageError(f"invalid spec {text!r}: turns must be >= 1 ({_EXPECTED})")
+    if shots < 1:
+        raise UsageError(f"invalid spec {text!r}: shots must be >= 1 ({_EXPECTED})")
+    if turns > MAX_TURNS:
+        raise UsageError(f"invalid spec {text!r}: turns must be <= {MAX_TURNS} ({_EXPECTED})")
+    if shots > MAX_SHOTS:
+        raise UsageError(f"invalid spec {text!r}: shots must be <= {MAX_SHOTS} ({_EXPECTED})")
+    return TurnShot(turns=turns, shots=shots)
+
+
+def parse_feedback(text: str) -> FeedbackMode:
+    """Validate a feedback mode name; raises :class:`UsageError` for anything else."""
+    for mode in FEEDBACK_MODES:
+        if text == mode:
+            return mode
+    choices = ", ".join(FEEDBACK_MODES)
+    raise UsageError(f"invalid feedback mode {text!r} (choose from {choices})")

@@ -1,0 +1,166 @@
+"""The episode record: one JSON trajectory per episode, the only input of every metric.
+
+Trajectories are researcher-facing (they name the box's rule kind) and never shown to
+agents. They hold no wall-clock field, so the same seed gives byte-identical files;
+run timing lives in the run manifest.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
+
+from oracle_bench.errors import EvaluationError
+from oracle_bench.jsonio import atomic_write_text, canonical_json
+
+__all__ = [
+    "TRAJECTORY_SCHEMA_VERSION",
+    "AttemptRecord",
+    "CorruptTrajectoryError",
+    "EpisodeStatus",
+    "ItemRecord",
+    "SpecRecord",
+    "Trajectory",
+    "TurnRecord",
+    "load_trajectory",
+    "save_trajectory",
+    "trajectory_text",
+]
+
+TRAJECTORY_SCHEMA_VERSION = 1
+
+JSONValue = Any
+EpisodeStatus = Literal["completed", "failed"]
+
+
+class CorruptTrajectoryError(EvaluationError, ValueError):
+    """A trajectory file is missing, unreadable or fails its schema. ``path`` names it."""
+
+    def __init__(self, message: str, path: Path) -> None:
+        self.path = Path(path)
+        super().__init__(f"{path}: {message}")
+
+
+class _Model(BaseModel):
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+
+class SpecRecord(_Model):
+    turns: int = Field(ge=1)
+    shots: int = Field(ge=1)
+
+
+class TurnRecord(_Model):
+    """One exploration turn. Every turn costs budget, valid or not."""
+
+    index: int = Field(ge=1)
+    """1-based turn number."""
+    text: str
+    """The agent's raw reply."""
+    query: JSONValue = None
+    """The parsed query, or None when the reply did not parse (``valid`` is authoritative)."""
+    valid: bool
+    shown: str
+    """The exact text shown back to the agent for this turn."""
+    output: JSONValue = None
+    """The box's output value when the call succeeded."""
+    error_kind: str | None = None
+    """``invalid_query`` for an unparsable reply, else the sandbox ErrorKind of a failed call."""
+
+    @property
+    def answered(self) -> bool:
+        """A valid query the box answered: what counts as a query used."""
+        return self.valid and self.error_kind is None
+
+
+class AttemptRecord(_Model):
+    text: str
+    correct: bool
+
+
+class ItemRecord(_Model):
+    """One held-out item of the evaluation phase."""
+
+    index: int = Field(ge=1)
+    input: JSONValue
+    input_text: str
+    expected: JSONValue
+    """The box's own output for ``input`` (computed in the sandbox), never shown to the agent."""
+    attempts: list[AttemptRecord]
+    correct: bool
+
+
+class Trajectory(_Model):
+    """One episode of one agent on one box (DESIGN.md "Evaluation protocol")."""
+
+    schema_version: Literal[1] = 1
+    box_id: str
+    box_digest: str
+    suite: str
+    family: str
+    level: Literal["easy", "hard"]
+    rule_kind: str
+    """Researcher-facing metadata from box.json; never given to the agent."""
+    log2_h: float | None
+    log2_y: float
+    t_info: int | None
+    agent: str
+    spec: SpecRecord
+    feedback: Literal["instant", "deferred"]
+    seed: int
+    repetition: int = Field(ge=0)
+    sandbox_layers: list[str]
+    intro: str
+    """The task intro the agent received."""
+    turns: list[TurnRecord]
+    items: list[ItemRecord]
+    accuracy: float | None
+    """Correct items / K; None when the episode failed before scoring."""
+    queries_used: int
+    """Valid queries the box answered."""
+    invalid_turns: int
+    """Turns spent on replies that did not parse."""
+    agent_notes: list[str] = Field(default_factory=list)
+    """What the agent chose to report (e.g. a fallback it took)."""
+    status: EpisodeStatus
+    error: str | None = None
+
+    def queried_inputs(self) -> list[JSONValue]:
+        """Every valid parsed query, in order (answered or not)."""
+        return [t.query for t in self.turns if t.valid]
+
+    def history(self) -> list[tuple[JSONValue, JSONValue]]:
+        """The (input, output) pairs the box answered, in order."""
+        return [(t.query, t.output) for t in self.turns if t.answered]
+
+
+def trajectory_text(traj: Trajectory) -> str:
+    """The canonical JSON text of a trajectory (what is written to disk)."""
+    return canonical_json(traj.model_dump(mode="json"))
+
+
+def save_trajectory(traj: Trajectory, path: Path) -> None:
+    """Write ``traj`` atomically as canonical JSON."""
+    atomic_write_text(Path(path), trajectory_text(traj))
+
+
+def load_trajectory(path: Path) -> Trajectory:
+    """Load and validate a trajectory; raises :class:`CorruptTrajectoryError` naming the file."""
+    path = Path(path)
+    try:
+        raw = json.loads(path.read_text(encoding="utf-8"))
+    except FileNotFoundError:
+        raise CorruptTrajectoryError("file is missing", path) from None
+    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
+        raise CorruptTrajectoryError(f"not valid JSON ({exc})", path) from None
+    try:
+        return Trajectory.model_validate(raw)
+    except ValidationError as exc:
+        first = exc.errors()[0]
+        where = ".".join(str(p) for p in first["loc"]) or "<root>"
+        raise CorruptTrajectoryError(
+            f"invalid trajectory: {where}: {first['msg']} ({exc.error_count()} error(s))", path
+        ) from None
