@@ -19,8 +19,11 @@ __all__ = [
 _REVERSED = ALPHABET[::-1]
 
 FIXED_PLAN: tuple[str, ...] = (
-    ALPHABET,  # every letter once: a letter-wise key in one query, a transposition's shape
+    # Every letter once (a letter-wise key, a transposition's shape), then a run of one
+    # letter at positions 26-31: a position-dependent shift cannot pass for an affine map.
+    ALPHABET + "A" * (MAX_LEN - 26),
     "A" * MAX_LEN,  # one repeated letter: position-dependent keys, period, digraph padding
+    ALPHABET,
     "AB",
     "B" * MAX_LEN,
     "ABCDEFGHIJKLMNOPQRSTUVWXYZABCDEF",
