@@ -7,14 +7,12 @@ from __future__ import annotations
 
 import argparse
 import logging
-import os
 import sys
 from collections.abc import Sequence
 from pathlib import Path
-from typing import NoReturn
 
+from rich import box
 from rich.console import Console
-from rich.logging import RichHandler
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 from rich.table import Table
 
@@ -23,6 +21,7 @@ from evaluator.agents import agent_names, check_agent_name
 from evaluator.runner import ProgressEvent, RunResult, evaluate_suite
 from evaluator.spec import FEEDBACK_MODES, TurnShot, parse_feedback, parse_spec
 from evaluator.summary import GroupRow
+from oracle_bench.cli import ArgumentParser, configure_logging, suites_root
 from oracle_bench.errors import BoxError, OracleBenchError, UsageError
 
 __all__ = ["main"]
@@ -53,15 +52,8 @@ Examples:
 """
 
 
-class _Parser(argparse.ArgumentParser):
-    """argparse with a one-line error message (exit code 2) instead of usage text."""
-
-    def error(self, message: str) -> NoReturn:
-        raise UsageError(message)
-
-
 def _parser() -> argparse.ArgumentParser:
-    p = _Parser(
+    p = ArgumentParser(
         prog=PROG,
         description="Evaluate agents on a suite of black boxes with ORACLE's turn@shot protocol.",
         epilog=_EPILOG,
@@ -107,7 +99,7 @@ def _parser() -> argparse.ArgumentParser:
 
 
 def _latest_suite() -> Path:
-    root = Path(os.environ.get(SUITES_ENV) or "suites")
+    root = suites_root()
     if not root.is_dir():
         raise BoxError("no suite given and the suites folder does not exist (use --suite)", root)
     candidates = [p for p in root.glob("*/suite.json") if p.is_file()]
@@ -121,49 +113,42 @@ def _fmt(value: float | None, digits: int = 2) -> str:
     return "-" if value is None else f"{value:.{digits}f}"
 
 
-def _accuracy(row: GroupRow) -> str:
-    if row.accuracy_mean is None:
+def _ci(row: GroupRow) -> str:
+    if row.accuracy_ci_low is None or row.accuracy_ci_high is None:
         return "-"
-    text = f"{row.accuracy_mean:.3f}"
-    if row.accuracy_ci_low is not None and row.accuracy_ci_high is not None:
-        text += f" [{row.accuracy_ci_low:.3f}, {row.accuracy_ci_high:.3f}]"
-    return text
+    return f"[{row.accuracy_ci_low:.2f}, {row.accuracy_ci_high:.2f}]"
 
 
 def _tables(console: Console, result: RunResult) -> None:
     summary = result.summary
     keys = sorted({(g.family, g.level) for g in summary.groups})
     for family, level in keys:
+        rows = [g for g in summary.groups if (g.family, g.level) == (family, level)]
+        show_failed = any(g.failed for g in rows)
         table = Table(
             title=f"{family} {level} · {summary.spec} · {summary.feedback} · seed {summary.seed}",
             title_justify="left",
+            box=box.SIMPLE_HEAVY,
+            pad_edge=False,
+            collapse_padding=True,
         )
-        table.add_column("agent")
-        for name in (
-            "boxes",
-            "accuracy [95% CI]",
-            "queries used",
-            "invalid turns",
-            "T_info",
-            "info gained (bits)",
-            "efficiency",
-            "failed",
-        ):
-            table.add_column(name, justify="right")
-        for g in summary.groups:
-            if (g.family, g.level) != (family, level):
-                continue
-            table.add_row(
+        table.add_column("agent", no_wrap=True)
+        headers = ["boxes", "acc", "95% CI", "queries", "invalid", "T_info", "bits", "eff."]
+        for name in headers + (["failed"] if show_failed else []):
+            table.add_column(name, justify="right", no_wrap=True)
+        for g in rows:
+            cells = [
                 g.agent,
                 str(g.boxes),
-                _accuracy(g),
+                _fmt(g.accuracy_mean, 3),
+                _ci(g),
                 _fmt(g.queries_used_mean, 1),
                 _fmt(g.invalid_turns_mean, 1),
                 _fmt(g.t_info_mean, 1),
                 _fmt(g.info_gained_mean, 1),
                 _fmt(g.efficiency_mean, 2),
-                str(g.failed),
-            )
+            ]
+            table.add_row(*cells, *([str(g.failed)] if show_failed else []))
         console.print(table)
         violations = sum(g.bound_violations for g in summary.groups)
         if violations:
@@ -173,23 +158,13 @@ def _tables(console: Console, result: RunResult) -> None:
             )
 
 
-def _configure_logging(verbose: int, console: Console) -> None:
-    level = logging.WARNING if verbose == 0 else logging.INFO if verbose == 1 else logging.DEBUG
-    logging.basicConfig(
-        level=level,
-        format="%(message)s",
-        handlers=[RichHandler(console=console, show_path=False)],
-        force=True,
-    )
-
-
 def _run(args: argparse.Namespace, out: Console, err: Console) -> int:
     spec: TurnShot = parse_spec(args.spec)
     feedback = parse_feedback(args.feedback)
     agents = [check_agent_name(a) for a in (args.agents or DEFAULT_AGENTS)]
     if args.repeats < 1:
         raise UsageError(f"invalid --repeats {args.repeats}: must be >= 1")
-    _configure_logging(args.verbose, err)
+    configure_logging(args.verbose, err)
 
     if args.suite is None:
         suite_dir = _latest_suite()

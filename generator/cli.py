@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import logging
 import sys
 from pathlib import Path
 
@@ -12,7 +13,7 @@ from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, T
 from blackboxes.families import LEVELS, family_names, get_family
 from generator.backends import backend_names
 from generator.suite import GenerateConfig, generate_suite
-from oracle_bench.cli import ArgumentParser, UsageExit, configure_logging, suites_root
+from oracle_bench.cli import ArgumentParser, configure_logging, suites_root
 from oracle_bench.errors import OracleBenchError, UnknownNameError, UsageError
 
 __all__ = ["build_parser", "main"]
@@ -84,9 +85,6 @@ def main(argv: list[str] | None = None) -> int:
             max_attempts=args.max_attempts,
         )
         config.validate()
-    except UsageExit as exc:
-        err.print(f"oracle-gen: error: {exc.message}", markup=False)
-        return 2
     except UnknownNameError as exc:
         if exc.what == "category":
             err.print(
@@ -122,6 +120,10 @@ def main(argv: list[str] | None = None) -> int:
     except KeyboardInterrupt:
         err.print("oracle-gen: interrupted; run the same command again to finish", markup=False)
         return 130
+    except Exception as exc:  # a bug: still one line, never a traceback (-vv logs it)
+        logging.getLogger(__name__).debug("internal error", exc_info=True)
+        err.print(f"oracle-gen: internal error: {type(exc).__name__}: {exc}", markup=False)
+        return 1
     out = Console(highlight=False)
     out.print(
         f"wrote {len(result.accepted)} verified boxes to {result.path}"

@@ -11,22 +11,19 @@ from typing import NoReturn
 from rich.console import Console
 from rich.logging import RichHandler
 
-__all__ = ["ArgumentParser", "UsageExit", "configure_logging", "suites_root"]
+from oracle_bench.errors import UsageError
 
-
-class UsageExit(Exception):
-    """Raised by :class:`ArgumentParser` instead of printing usage and exiting."""
-
-    def __init__(self, message: str) -> None:
-        self.message = message
-        super().__init__(message)
+__all__ = ["ArgumentParser", "configure_logging", "suites_root"]
 
 
 class ArgumentParser(argparse.ArgumentParser):
-    """argparse that reports a bad argument as one line (exit code 2 is the caller's)."""
+    """argparse that raises :class:`UsageError` instead of printing usage and exiting.
+
+    The CLI turns it into one line on stderr and exit code 2.
+    """
 
     def error(self, message: str) -> NoReturn:
-        raise UsageExit(message)
+        raise UsageError(message)
 
 
 def configure_logging(verbose: int, console: Console) -> None:
