@@ -1,0 +1,44 @@
+"""Acceptance: on an easy ERI suite of 30 boxes, adaptive >= fixed >= random.
+
+At 10@1 every baseline identifies every easy rule (T_info is 1 for each easy kind:
+one 32-letter answer carries more bits than any easy key space), so the ordering
+holds with equality; at 1@1 the budget binds and random falls behind.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from evaluator.runner import evaluate_suite
+from evaluator.spec import parse_spec
+from generator import GenerateConfig, generate_suite
+
+
+@pytest.fixture(scope="module")
+def suite30(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    out = tmp_path_factory.mktemp("s") / "eri-easy-30"
+    generate_suite(GenerateConfig(category="ERI", level="easy", n=30, seed=0, out=out))
+    return out
+
+
+def _accuracy(suite: Path, spec: str, out: Path) -> dict[str, float]:
+    result = evaluate_suite(
+        suite, ["random", "fixed", "adaptive"], parse_spec(spec), "instant", 0, out
+    )
+    acc = {g.agent: g.accuracy_mean for g in result.summary.groups}
+    assert all(g.failed == 0 and g.bound_violations == 0 for g in result.summary.groups)
+    return {agent: value for agent, value in acc.items() if value is not None}
+
+
+def test_ordering_at_10at1(suite30: Path, tmp_path: Path) -> None:
+    acc = _accuracy(suite30, "10@1", tmp_path / "run")
+    assert acc["adaptive"] >= acc["fixed"] >= acc["random"]
+    assert acc == {"adaptive": 1.0, "fixed": 1.0, "random": 1.0}
+
+
+def test_ordering_when_the_budget_binds(suite30: Path, tmp_path: Path) -> None:
+    acc = _accuracy(suite30, "1@1", tmp_path / "run")
+    assert acc["adaptive"] >= acc["fixed"] >= acc["random"]
+    assert acc["random"] < acc["fixed"]
