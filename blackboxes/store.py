@@ -69,9 +69,9 @@ def write_box(
     return BoxEntry(id=info.id, digest=digest, files=per_file)
 
 
-def write_suite(suite_dir: Path, suite: SuiteInfo) -> Path:
+def write_suite(suite_dir: Path, suite: SuiteInfo, name: str = "suite.json") -> Path:
     """Write suite.json last, so a suite with a manifest is a complete suite."""
-    path = Path(suite_dir) / "suite.json"
+    path = Path(suite_dir) / name
     atomic_write_bytes(path, _model_bytes(suite))
     return path
 
@@ -101,12 +101,12 @@ def _parse(path: Path, data: bytes, model: type[_M]) -> _M:
         ) from None
 
 
-def load_suite(suite_dir: Path) -> SuiteInfo:
-    """Load and validate suite.json."""
+def load_suite(suite_dir: Path, name: str = "suite.json") -> SuiteInfo:
+    """Load and validate suite.json (or another manifest of the same schema)."""
     suite_dir = Path(suite_dir)
     if not suite_dir.is_dir():
         raise BoxNotFoundError("suite directory does not exist", suite_dir)
-    path = suite_dir / "suite.json"
+    path = suite_dir / name
     return _parse(path, _read_bytes(path), SuiteInfo)
 
 

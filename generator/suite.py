@@ -26,6 +26,9 @@ __all__ = ["GenerateConfig", "GenerateResult", "default_suite_name", "generate_s
 
 logger = logging.getLogger(__name__)
 
+PARTIAL_NAME = ".suite.partial.json"
+"""Journal of the boxes accepted so far; replaced by suite.json when the suite is complete."""
+
 ProgressFn = Callable[[int, int, str, str], None]
 """(accepted so far, target, box id, status) after each candidate."""
 
@@ -99,7 +102,8 @@ def generate_suite(
     name = default_suite_name(family.name, config.level, config.seed, config.n)
     out = Path(config.out) if config.out else suites_root / name
     out.mkdir(parents=True, exist_ok=True)
-    previous = _previous_entries(out)
+    partial = out / PARTIAL_NAME
+    previous = _previous_entries(out, family.name, config, backend.name)
     settings = GraphSettings(
         seed=config.seed,
         max_attempts=config.max_attempts,
@@ -162,6 +166,12 @@ def generate_suite(
                 test_seed=seed_for(config.seed, family.name, config.level, index - 1, "test"),
             )
             entries.append(write_box(out, info, final["code"], hidden, provenance))
+            # A journal of accepted boxes, so a killed run resumes instead of redoing them.
+            write_suite(
+                out,
+                _suite_info(name, family.name, config, backend.name, entries, rejected),
+                PARTIAL_NAME,
+            )
         else:
             rejected.append(box_id)
             record = {
@@ -183,32 +193,57 @@ def generate_suite(
             f"{index} candidates; see {out / 'rejected'}"
         )
     _remove_stale(out, {e.id for e in entries})
-    suite = SuiteInfo(
-        name=name,
-        seed=config.seed,
-        family=family.name,
-        level=config.level,
-        created=_created(),
-        tool_version=__version__,
-        backend=backend.name,
-        boxes=entries,
-        rejected=rejected,
-    )
-    write_suite(out, suite)
+    write_suite(out, _suite_info(name, family.name, config, backend.name, entries, rejected))
+    partial.unlink(missing_ok=True)
     return GenerateResult(
         path=out, accepted=[e.id for e in entries], rejected=rejected, skipped=skipped
     )
 
 
-def _previous_entries(out: Path) -> dict[str, BoxEntry]:
-    """Entries of a suite.json already in ``out`` (a previous or interrupted run)."""
-    if not (out / "suite.json").exists():
-        return {}
-    try:
-        return {e.id: e for e in load_suite(out).boxes}
-    except BoxError:
-        logger.warning("ignoring unreadable %s; regenerating", out / "suite.json")
-        return {}
+def _suite_info(
+    name: str,
+    family: str,
+    config: GenerateConfig,
+    backend: str,
+    entries: list[BoxEntry],
+    rejected: list[str],
+) -> SuiteInfo:
+    return SuiteInfo(
+        name=name,
+        seed=config.seed,
+        family=family,
+        level=config.level,
+        created=_created(),
+        tool_version=__version__,
+        backend=backend,
+        boxes=list(entries),
+        rejected=list(rejected),
+    )
+
+
+def _previous_entries(
+    out: Path, family: str, config: GenerateConfig, backend: str
+) -> dict[str, BoxEntry]:
+    """Boxes a previous run with the same arguments finished (suite.json or the journal)."""
+    for manifest in (out / "suite.json", out / PARTIAL_NAME):
+        if not manifest.exists():
+            continue
+        try:
+            suite = load_suite(out, manifest.name)
+        except BoxError:
+            logger.warning("ignoring unreadable %s; regenerating", manifest)
+            continue
+        same = (suite.family, suite.level, suite.seed, suite.backend, suite.tool_version) == (
+            family,
+            config.level,
+            config.seed,
+            backend,
+            __version__,
+        )
+        if same:
+            return {e.id: e for e in suite.boxes}
+        logger.info("%s was made with other arguments; regenerating", manifest)
+    return {}
 
 
 def _still_valid(out: Path, entry: BoxEntry) -> bool:

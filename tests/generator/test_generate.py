@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import json
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 import pytest
@@ -131,6 +131,34 @@ def test_rerun_keeps_verified_boxes(tmp_path: Path) -> None:
     second = generate_suite(config)
     assert second.skipped == first.accepted
     assert _tree(second.path) == before
+
+
+def test_interrupted_run_resumes_without_redoing_boxes(tmp_path: Path) -> None:
+    config = GenerateConfig(category="ERI", level="easy", n=4, seed=5, out=tmp_path / "s")
+    reference = generate_suite(replace(config, out=tmp_path / "ref")).path
+
+    def stop_after_two(done: int, total: int, box_id: str, status: str) -> None:
+        if done == 2:
+            raise KeyboardInterrupt
+
+    with pytest.raises(KeyboardInterrupt):
+        generate_suite(config, progress=stop_after_two)
+    assert not (tmp_path / "s" / "suite.json").exists()
+    resumed = generate_suite(config)
+    assert resumed.skipped == ["ERI-easy-0000", "ERI-easy-0001"]
+    assert _tree(resumed.path) == _tree(reference)
+
+
+def test_other_arguments_do_not_reuse_boxes(tmp_path: Path) -> None:
+    out = tmp_path / "s"
+    generate_suite(GenerateConfig(category="ERI", level="easy", n=2, seed=1, out=out))
+    second = generate_suite(GenerateConfig(category="ERI", level="easy", n=2, seed=2, out=out))
+    assert second.skipped == []
+    assert _tree(out) == _tree(
+        generate_suite(
+            GenerateConfig(category="ERI", level="easy", n=2, seed=2, out=tmp_path / "r")
+        ).path
+    )
 
 
 @pytest.mark.parametrize(
