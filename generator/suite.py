@@ -11,7 +11,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
-from blackboxes.box import Attempt, BoxEntry, BoxInfo, HiddenInfo, Level, Provenance, SuiteInfo
+from blackboxes.box import Attempt, BoxEntry, Level, Provenance, SuiteInfo
 from blackboxes.families import LEVELS, get_family
 from blackboxes.store import load_box, load_suite, write_box, write_suite
 from generator.backends import Backend, create_backend
@@ -146,25 +146,9 @@ def generate_suite(
             sandbox_layers=layers,
         )
         if provenance.accepted:
-            space = family.hypothesis_space(rule.kind, config.level)
-            info = BoxInfo(
-                id=box_id,
-                family=family.name,
-                level=config.level,
-                rule_kind=rule.kind,
-                task_intro=family.task_intro(config.level),
-                input_schema=family.input_schema,
-                output_schema=family.output_schema,
-                log2_h=space.log2_h,
-                log2_y=space.log2_y,
-                t_info=space.t_info,
-            )
-            hidden = HiddenInfo(
-                rule_kind=rule.kind,
-                params=dict(rule.params),
-                description=rule.description,
-                test_seed=seed_for(config.seed, family.name, config.level, index - 1, "test"),
-            )
+            info = family.box_info(box_id, rule)
+            test_seed = seed_for(config.seed, family.name, config.level, index - 1, "test")
+            hidden = family.hidden_info(rule, test_seed)
             entries.append(write_box(out, info, final["code"], hidden, provenance))
             # A journal of accepted boxes, so a killed run resumes instead of redoing them.
             write_suite(

@@ -1,11 +1,11 @@
 """Baseline accuracy on an easy ERI suite: expect adaptive >= fixed >= random.
 
-    /work/venv/bin/python benchmarks/eval/baselines.py [--boxes 30] [--spec 10@1] [--seed 0]
+    python benchmarks/eval/baselines.py [--boxes 30] [--spec 10@1] [--seed 0]
         [--feedback instant] [--out runs/bench-baselines]
 
-Builds (or reuses) an ERI easy suite directly with blackboxes.store and the family's
-templates (or evaluates ``--suite DIR``, e.g. one made by oracle-gen), runs the three baselines
-with evaluate_suite, and prints the group table plus accuracy per rule kind.
+Generates (or reuses) an ERI suite exactly as oracle-gen does (or evaluates ``--suite
+DIR``), runs the three baselines with evaluate_suite, and prints the group table plus
+accuracy per rule kind.
 """
 
 from __future__ import annotations
@@ -18,62 +18,17 @@ from pathlib import Path
 from rich.console import Console
 from rich.table import Table
 
-import templates
-from blackboxes.box import BoxInfo, HiddenInfo, Level, Provenance, SuiteInfo
-from blackboxes.families import get_family
-from blackboxes.store import write_box, write_suite
+from blackboxes.box import Level
 from evaluator import evaluate_suite, parse_spec
-from oracle_bench import __version__, rng_for, seed_for
+from generator import GenerateConfig, generate_suite
 
 AGENTS = ["random", "fixed", "adaptive"]
 
 
 def build_suite(root: Path, n: int, seed: int, level: Level) -> Path:
-    name = f"bench-eri-{level}-n{n}-s{seed}"
-    suite_dir = root / name
-    if (suite_dir / "suite.json").exists():
-        return suite_dir
-    family = get_family("ERI")
-    entries = []
-    for i in range(n):
-        rule = family.sample_rule(rng_for(seed, "bench", "ERI", level, i), level)
-        template, context = family.code_template(rule)
-        hs = family.hypothesis_space(rule.kind, level)
-        info = BoxInfo(
-            id=f"eri-{level}-{i:03d}",
-            family="ERI",
-            level=level,
-            rule_kind=rule.kind,
-            task_intro=family.task_intro(level),
-            input_schema=family.input_schema,
-            output_schema=family.output_schema,
-            log2_h=hs.log2_h,
-            log2_y=hs.log2_y,
-            t_info=hs.t_info,
-        )
-        hidden = HiddenInfo(
-            rule_kind=rule.kind,
-            params=dict(rule.params),
-            description=rule.description,
-            test_seed=seed_for(seed, "bench-test", i),
-        )
-        prov = Provenance(backend="bench", tool_version=__version__, accepted=True, attempts=[])
-        entries.append(
-            write_box(suite_dir, info, templates.render(template, **context), hidden, prov)
-        )
-    write_suite(
-        suite_dir,
-        SuiteInfo(
-            name=name,
-            seed=seed,
-            family="ERI",
-            level=level,
-            tool_version=__version__,
-            backend="bench",
-            boxes=entries,
-        ),
-    )
-    return suite_dir
+    """The suite ``oracle-gen --category ERI --level LEVEL -n N --seed SEED`` writes."""
+    out = root / f"bench-eri-{level}-n{n}-s{seed}"
+    return generate_suite(GenerateConfig(category="ERI", level=level, n=n, seed=seed, out=out)).path
 
 
 def main() -> None:

@@ -9,7 +9,7 @@ from collections.abc import Callable, Collection, Mapping
 from dataclasses import dataclass, field
 from typing import Any, ClassVar
 
-from blackboxes.box import JSONValue, Level
+from blackboxes.box import BoxInfo, HiddenInfo, JSONValue, Level
 from blackboxes.information import VersionSpace
 
 __all__ = ["LEVELS", "Family", "HypothesisSpace", "Rule", "t_info"]
@@ -88,6 +88,31 @@ class Family(ABC):
     def version_space(self, level: Level, kind: str | None = None) -> VersionSpace:
         """The prior space of one kind, or with ``kind=None`` the agent's view: every kind
         of ``level`` mixed under the sampling prior."""
+
+    def box_info(self, box_id: str, rule: Rule) -> BoxInfo:
+        """The public box.json of a box implementing ``rule``."""
+        space = self.hypothesis_space(rule.kind, rule.level)
+        return BoxInfo(
+            id=box_id,
+            family=self.name,
+            level=rule.level,
+            rule_kind=rule.kind,
+            task_intro=self.task_intro(rule.level),
+            input_schema=self.input_schema,
+            output_schema=self.output_schema,
+            log2_h=space.log2_h,
+            log2_y=space.log2_y,
+            t_info=space.t_info,
+        )
+
+    def hidden_info(self, rule: Rule, test_seed: int) -> HiddenInfo:
+        """The hidden.json of a box implementing ``rule``."""
+        return HiddenInfo(
+            rule_kind=rule.kind,
+            params=dict(rule.params),
+            description=rule.description,
+            test_seed=test_seed,
+        )
 
     # -- code ----------------------------------------------------------------
     @abstractmethod

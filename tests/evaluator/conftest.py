@@ -14,29 +14,13 @@ from typing import Any
 import pytest
 
 import templates
-from blackboxes.box import BoxInfo, HiddenInfo, Level, Provenance, SuiteInfo
+from blackboxes.box import Level, Provenance, SuiteInfo
 from blackboxes.families import Family, Rule, get_family
 from blackboxes.store import Box, write_box, write_suite
 from evaluator.agents import Briefing, Observation, Question
 from oracle_bench import __version__, rng_for, seed_for
 
 SuiteBuilder = Callable[..., Path]
-
-
-def _info(family: Family, level: Level, box_id: str, rule: Rule) -> BoxInfo:
-    hs = family.hypothesis_space(rule.kind, level)
-    return BoxInfo(
-        id=box_id,
-        family=family.name,
-        level=level,
-        rule_kind=rule.kind,
-        task_intro=family.task_intro(level),
-        input_schema=family.input_schema,
-        output_schema=family.output_schema,
-        log2_h=hs.log2_h,
-        log2_y=hs.log2_y,
-        t_info=hs.t_info,
-    )
 
 
 def build_suite(
@@ -64,17 +48,12 @@ def build_suite(
         if code_override and i in code_override:
             code = code_override[i]
         box_id = f"{family.name.lower()}-{level}-{i:03d}"
-        hidden = HiddenInfo(
-            rule_kind=rule.kind,
-            params=dict(rule.params),
-            description=rule.description,
-            test_seed=seed_for(seed, "test-items", i),
-        )
+        hidden = family.hidden_info(rule, seed_for(seed, "test-items", i))
         provenance = Provenance(
             backend="test", tool_version=__version__, accepted=True, attempts=[]
         )
         entries.append(
-            write_box(suite_dir, _info(family, level, box_id, rule), code, hidden, provenance)
+            write_box(suite_dir, family.box_info(box_id, rule), code, hidden, provenance)
         )
     write_suite(
         suite_dir,
