@@ -5,16 +5,15 @@ This module is the only place in ``blackboxes`` that touches the file system.
 
 from __future__ import annotations
 
-import json
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TypeVar
 
-from pydantic import BaseModel, ValidationError
+from pydantic import BaseModel
 
 from blackboxes.box import BOX_FILES, BoxEntry, BoxInfo, HiddenInfo, Provenance, SuiteInfo
 from oracle_bench.errors import BoxNotFoundError, CorruptBoxError, TamperedBoxError
-from oracle_bench.jsonio import atomic_write_bytes, canonical_json, sha256_hex
+from oracle_bench.jsonio import atomic_write_bytes, canonical_json, parse_model, sha256_hex
 
 __all__ = [
     "Box",
@@ -87,18 +86,9 @@ def _read_bytes(path: Path) -> bytes:
 
 def _parse(path: Path, data: bytes, model: type[_M]) -> _M:
     try:
-        raw = json.loads(data.decode("utf-8"))
-    except (UnicodeDecodeError, json.JSONDecodeError) as exc:
-        raise CorruptBoxError(f"not valid JSON ({exc})", path) from None
-    try:
-        return model.model_validate(raw)
-    except ValidationError as exc:
-        first = exc.errors()[0]
-        where = ".".join(str(p) for p in first["loc"]) or "<root>"
-        raise CorruptBoxError(
-            f"invalid {model.__name__}: {where}: {first['msg']} ({exc.error_count()} error(s))",
-            path,
-        ) from None
+        return parse_model(data, model)
+    except ValueError as exc:
+        raise CorruptBoxError(str(exc), path) from None
 
 
 def load_suite(suite_dir: Path, name: str = "suite.json") -> SuiteInfo:

@@ -261,7 +261,6 @@ class _Episode:
 
     # -- record ---------------------------------------------------------------
     def trajectory(self, error: str | None) -> Trajectory:
-        info = self.box.info
         k = len(self.items)
         completed = error is None
         accuracy = sum(item.correct for item in self.items) / k if completed and k else None
@@ -278,22 +277,8 @@ class _Episode:
         except Exception:
             layers = []
         return Trajectory(
-            box_id=info.id,
-            box_digest=self.box.digest,
-            suite=self.ctx.suite,
-            family=info.family,
-            level=info.level,
-            rule_kind=info.rule_kind,
-            log2_h=info.log2_h,
-            log2_y=info.log2_y,
-            t_info=info.t_info,
-            agent=self.ctx.agent_name,
-            spec=SpecRecord(turns=self.ctx.spec.turns, shots=self.ctx.spec.shots),
-            feedback=self.ctx.feedback,
-            seed=self.ctx.seed,
-            repetition=self.ctx.repetition,
+            **_header(self.box, self.ctx, self.intro),
             sandbox_layers=layers,
-            intro=self.intro,
             turns=self.turns,
             items=self.items,
             accuracy=accuracy,
@@ -303,6 +288,28 @@ class _Episode:
             status="completed" if completed else "failed",
             error=error,
         )
+
+
+def _header(box: Box, ctx: EpisodeContext, intro: str) -> dict[str, Any]:
+    """The trajectory fields that describe the box and the run, not what happened."""
+    info = box.info
+    return {
+        "box_id": info.id,
+        "box_digest": box.digest,
+        "suite": ctx.suite,
+        "family": info.family,
+        "level": info.level,
+        "rule_kind": info.rule_kind,
+        "log2_h": info.log2_h,
+        "log2_y": info.log2_y,
+        "t_info": info.t_info,
+        "agent": ctx.agent_name,
+        "spec": SpecRecord(turns=ctx.spec.turns, shots=ctx.spec.shots),
+        "feedback": ctx.feedback,
+        "seed": ctx.seed,
+        "repetition": ctx.repetition,
+        "intro": intro,
+    }
 
 
 def briefing_text(box: Box, spec: TurnShot, test_items: int) -> str:
@@ -350,24 +357,9 @@ def run_episode(
 
 def failed_trajectory(box: Box, family: Family, ctx: EpisodeContext, error: str) -> Trajectory:
     """The record of an episode that could not start (e.g. the box's sandbox refused it)."""
-    info = box.info
     return Trajectory(
-        box_id=info.id,
-        box_digest=box.digest,
-        suite=ctx.suite,
-        family=info.family,
-        level=info.level,
-        rule_kind=info.rule_kind,
-        log2_h=info.log2_h,
-        log2_y=info.log2_y,
-        t_info=info.t_info,
-        agent=ctx.agent_name,
-        spec=SpecRecord(turns=ctx.spec.turns, shots=ctx.spec.shots),
-        feedback=ctx.feedback,
-        seed=ctx.seed,
-        repetition=ctx.repetition,
+        **_header(box, ctx, briefing_text(box, ctx.spec, family.test_items)),
         sandbox_layers=[],
-        intro=briefing_text(box, ctx.spec, family.test_items),
         turns=[],
         items=[],
         accuracy=None,

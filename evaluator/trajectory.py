@@ -7,14 +7,13 @@ run timing lives in the run manifest.
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError
+from pydantic import BaseModel, ConfigDict, Field
 
 from oracle_bench.errors import EvaluationError
-from oracle_bench.jsonio import atomic_write_text, canonical_json
+from oracle_bench.jsonio import atomic_write_text, canonical_json, parse_model
 
 __all__ = [
     "TRAJECTORY_SCHEMA_VERSION",
@@ -151,16 +150,12 @@ def load_trajectory(path: Path) -> Trajectory:
     """Load and validate a trajectory; raises :class:`CorruptTrajectoryError` naming the file."""
     path = Path(path)
     try:
-        raw = json.loads(path.read_text(encoding="utf-8"))
+        data = path.read_bytes()
     except FileNotFoundError:
         raise CorruptTrajectoryError("file is missing", path) from None
-    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
-        raise CorruptTrajectoryError(f"not valid JSON ({exc})", path) from None
+    except OSError as exc:
+        raise CorruptTrajectoryError(f"unreadable ({exc})", path) from None
     try:
-        return Trajectory.model_validate(raw)
-    except ValidationError as exc:
-        first = exc.errors()[0]
-        where = ".".join(str(p) for p in first["loc"]) or "<root>"
-        raise CorruptTrajectoryError(
-            f"invalid trajectory: {where}: {first['msg']} ({exc.error_count()} error(s))", path
-        ) from None
+        return parse_model(data, Trajectory)
+    except ValueError as exc:
+        raise CorruptTrajectoryError(str(exc), path) from None

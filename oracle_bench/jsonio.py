@@ -7,9 +7,19 @@ import json
 import os
 import tempfile
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
-__all__ = ["atomic_write_bytes", "atomic_write_text", "canonical_json", "sha256_hex"]
+from pydantic import BaseModel, ValidationError
+
+__all__ = [
+    "atomic_write_bytes",
+    "atomic_write_text",
+    "canonical_json",
+    "parse_model",
+    "sha256_hex",
+]
+
+_M = TypeVar("_M", bound=BaseModel)
 
 
 def canonical_json(obj: Any) -> str:
@@ -45,3 +55,23 @@ def atomic_write_bytes(path: Path, data: bytes) -> None:
 
 def atomic_write_text(path: Path, text: str) -> None:
     atomic_write_bytes(path, text.encode("utf-8"))
+
+
+def parse_model(data: bytes | str, model: type[_M]) -> _M:
+    """Parse JSON text into ``model``.
+
+    Raises a plain ``ValueError`` with a one-line reason (bad JSON, or the first
+    schema violation with its location) for callers to wrap in their typed error.
+    """
+    try:
+        raw = json.loads(data.decode("utf-8") if isinstance(data, bytes) else data)
+    except (UnicodeDecodeError, json.JSONDecodeError) as exc:
+        raise ValueError(f"not valid JSON ({exc})") from None
+    try:
+        return model.model_validate(raw)
+    except ValidationError as exc:
+        first = exc.errors()[0]
+        where = ".".join(str(p) for p in first["loc"]) or "<root>"
+        raise ValueError(
+            f"invalid {model.__name__}: {where}: {first['msg']} ({exc.error_count()} error(s))"
+        ) from None
