@@ -17,6 +17,8 @@ from sandbox._curated import ALLOWED_MODULES, MODULE_MEMBERS
 
 BOX_FILENAME = "<blackbox>"
 _ALLOWED_LISTING = ", ".join(sorted(ALLOWED_MODULES))
+NESTED_TOO_DEEPLY = "code is nested too deeply"
+NOT_UNICODE = "code is not valid Unicode (it contains a lone surrogate)"
 
 
 @dataclass(frozen=True)
@@ -57,7 +59,20 @@ def import_errors(tree: ast.AST) -> list[str]:
 
 
 def compile_box(source: str) -> CompiledBox:
-    """RestrictedPython's verdict first, then the import policy on the parsed tree."""
+    """RestrictedPython's verdict first, then the import policy on the parsed tree.
+
+    Never raises for hostile source: pathological nesting (RecursionError, or the
+    parser's MemoryError) and strings with lone surrogates become refusals.
+    """
+    try:
+        return _compile_box(source)
+    except (RecursionError, MemoryError):
+        return CompiledBox(code=None, errors=(NESTED_TOO_DEEPLY,))
+    except UnicodeError:
+        return CompiledBox(code=None, errors=(NOT_UNICODE,))
+
+
+def _compile_box(source: str) -> CompiledBox:
     with warnings.catch_warnings():
         # RestrictedPython warns about e.g. unused print; those are not refusals.
         warnings.simplefilter("ignore")

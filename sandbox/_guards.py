@@ -11,6 +11,7 @@ import builtins
 import collections
 import operator
 import string
+import weakref
 from collections.abc import Callable, Iterable, Iterator, Mapping
 from typing import Any
 
@@ -29,6 +30,10 @@ BOX_MODULE_NAME = "blackbox_module"
 # Frame/generator/coroutine/traceback attribute families, denied even where the
 # transformer's static list (INSPECT_ATTRIBUTES) has no entry yet.
 _FRAME_PREFIXES = ("f_", "tb_", "gi_", "cr_", "ag_", "co_")
+# ``cls.mro()`` hands out every base class: the real ``random.Random`` and
+# ``_random.Random`` (OS-seeded, so box output stops being deterministic), the
+# ``collections.abc``/``numbers`` ABCs (whose ``register`` mutates global state).
+_DENIED_NAMES = frozenset({"mro"})
 _STR_FORMAT_NAMES = frozenset({"format", "format_map"})
 _FORMATTER_NAMES = frozenset({"format", "get_field", "get_value", "vformat", "parse"})
 
@@ -74,7 +79,7 @@ def guarded_getattr(obj: object, name: str, *default: object) -> Any:
 def _check_attribute(obj: object, name: str) -> None:
     if name.startswith("_"):
         raise ForbiddenAccess(f"access to attribute {name!r} is not allowed in a black box")
-    if name in INSPECT_ATTRIBUTES or name.startswith(_FRAME_PREFIXES):
+    if name in INSPECT_ATTRIBUTES or name in _DENIED_NAMES or name.startswith(_FRAME_PREFIXES):
         raise ForbiddenAccess(f"access to attribute {name!r} is not allowed in a black box")
     if name in _STR_FORMAT_NAMES and (
         isinstance(obj, str) or (isinstance(obj, type) and issubclass(obj, str))
@@ -128,7 +133,9 @@ class WriteGuard:
     )
 
     def __init__(self) -> None:
-        self.box_classes: set[type] = set()
+        # Weak: a class defined inside the entry function must not outlive its call
+        # (a strong set grew by one class per call until the worker ran out of memory).
+        self.box_classes: weakref.WeakSet[type] = weakref.WeakSet()
 
     def __call__(self, obj: Any) -> Any:
         kind = type(obj)

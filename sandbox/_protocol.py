@@ -43,7 +43,20 @@ ALL_LAYERS: Final = frozenset(
 )
 
 MESSAGE_MAX_CHARS: Final = 200
+# Deepest array/object nesting a result may have: the parent (and pydantic, whose
+# serializer stops near 255 levels) must be able to handle whatever arrives,
+# whatever recursion limit the box was given.
+MAX_RESULT_DEPTH: Final = 100
 _ADDRESS = re.compile(r"0x[0-9a-fA-F]{4,}")
+# One escape in ASCII-only JSON: a surrogate pair (an astral character), a lone
+# surrogate (group 1: not valid Unicode), or any other escape such as ``\\``.
+_ESCAPE = re.compile(
+    rb"\\(?:u(?:d[89ab][0-9a-f]{2}\\ud[c-f][0-9a-f]{2}|(d[89a-f][0-9a-f]{2}))|.)",
+    re.IGNORECASE,
+)
+_JSON_STRING = re.compile(rb'"[^"\\]*(?:\\.[^"\\]*)*"')
+_NOT_BRACKETS = bytes(b for b in range(256) if b not in b"[]{}")
+_BRACKETS_AS_SQUARE = bytes.maketrans(b"{}", b"[]")
 
 
 def dumps(obj: Any) -> bytes:
@@ -51,6 +64,26 @@ def dumps(obj: Any) -> bytes:
     return json.dumps(obj, allow_nan=False, separators=(",", ":"), ensure_ascii=True).encode(
         "ascii"
     )
+
+
+def result_problem(payload: bytes) -> str | None:
+    """Why the encoded result must not reach the parent, or None if it may.
+
+    Checks what the parent will decode: strings must be valid Unicode (no lone
+    surrogates, which would break UTF-8 writers downstream) and nesting must stay
+    within ``MAX_RESULT_DEPTH``.
+    """
+    if b"\\u" in payload and any(m.group(1) for m in _ESCAPE.finditer(payload)):
+        return "result contains a string that is not valid Unicode (a lone surrogate)"
+    if payload.count(b"[") + payload.count(b"{") > MAX_RESULT_DEPTH:
+        skeleton = _JSON_STRING.sub(b"", payload).translate(_BRACKETS_AS_SQUARE, _NOT_BRACKETS)
+        # Each pass removes exactly the innermost level.
+        for _ in range(MAX_RESULT_DEPTH):
+            skeleton = skeleton.replace(b"[]", b"")
+            if not skeleton:
+                return None
+        return f"result is nested more than {MAX_RESULT_DEPTH} levels deep"
+    return None
 
 
 def _refuse_constant(name: str) -> Any:
@@ -71,6 +104,8 @@ def exception_message(exc: BaseException) -> str:
         text = ""
     message = f"{name}: {text}" if text else name
     message = _ADDRESS.sub("0x?", message)
+    # Lone surrogates (e.g. ``ValueError("\\ud800")``) as visible escapes: valid UTF-8.
+    message = message.encode("utf-8", "backslashreplace").decode("utf-8")
     if len(message) > MESSAGE_MAX_CHARS:
         message = message[: MESSAGE_MAX_CHARS - 3] + "..."
     return message

@@ -81,6 +81,9 @@ class _Box:
         self.rng = SeededRandom(self.seed)
         self.imported: set[str] = set()
         self.entry: Callable[..., Any] | None = None
+        # Set by a MemoryError: the heap may still be full, so the worker retires
+        # rather than fail the next call at a random point (a "crash").
+        self.exhausted = False
         self._soft = 0
 
     def make_restricted_globals(self) -> dict[str, Any]:
@@ -112,6 +115,7 @@ class _Box:
             try:
                 value = entry(*args)
             except MemoryError:
+                self.exhausted = True
                 return self._error(proto.KIND_MEMORY, "memory limit exceeded")
             except PolicyViolation as exc:
                 return self._error(proto.KIND_POLICY, proto.exception_message(exc))
@@ -120,6 +124,7 @@ class _Box:
             try:
                 payload = proto.dumps(value)
             except MemoryError:
+                self.exhausted = True
                 return self._error(proto.KIND_MEMORY, "memory limit exceeded")
             except BaseException as exc:
                 return self._error(
@@ -133,6 +138,9 @@ class _Box:
                 proto.KIND_INVALID_OUTPUT,
                 f"result exceeds the output limit of {self.output_bytes} bytes",
             )
+        problem = proto.result_problem(payload)
+        if problem is not None:
+            return self._error(proto.KIND_INVALID_OUTPUT, problem)
         return b'{"v":' + payload + b"}"
 
     @staticmethod
@@ -201,10 +209,7 @@ def _load(box: _Box, init: dict[str, Any], hooks: frozenset[str]) -> dict[str, A
         code = compile(source, "<blackbox>", "exec")
         box_globals = {"__name__": "blackbox_module"}
     else:
-        try:
-            compiled = compile_box(source)
-        except RecursionError:
-            return {"ok": False, "kind": proto.KIND_COMPILE, "message": "code is nested too deeply"}
+        compiled = compile_box(source)
         if compiled.code is None:
             return {"ok": False, "kind": proto.KIND_COMPILE, "message": "\n".join(compiled.errors)}
         code = compiled.code
@@ -269,7 +274,7 @@ def main() -> None:
             return
         request = proto.loads(line)
         out = box.call(request["a"])
-        retire = box.budget.near_lifetime_end()
+        retire = box.exhausted or box.budget.near_lifetime_end()
         if retire:
             out = out[:-1] + b',"r":1}'
         channel.write(out + b"\n")

@@ -13,7 +13,4 @@ def compile_check(code: str) -> list[str]:
 
     Only compiles (never executes), so it is safe in the caller's process.
     """
-    try:
-        return list(compile_box(code).errors)
-    except RecursionError:
-        return ["code is nested too deeply"]
+    return list(compile_box(code).errors)

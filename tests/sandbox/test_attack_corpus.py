@@ -67,8 +67,8 @@ CORPUS = [
     Attack(
         "type-mro-object",
         "return type(()).mro()[1]",
-        ErrorKind.INVALID_OUTPUT,
-        NOT_JSON + "TypeError: Object of type type is not JSON serializable",
+        ErrorKind.POLICY,
+        _policy("mro"),  # mro() reached OS-seeded random classes (see test_redteam)
     ),
     Attack(
         "hasattr-dunder",
