@@ -252,3 +252,73 @@ def test_adaptive_pool_beats_fixed_plan() -> None:
         gains_adaptive += start - adaptive.log2_count()
         gains_fixed += start - fixed.log2_count()
     assert gains_adaptive >= gains_fixed - 1e-6
+
+
+def _reference_hill_table(
+    r1: int, r2: int, x: str
+) -> tuple[dict[str, int], int, list[tuple[int, int]]]:
+    """The pre-grouping Hill predictive: every (row-1 image, row-2 image) pair counted."""
+    from blackboxes.families.eri._alphabet import ALPHABET
+    from blackboxes.families.eri._hill_space import _bits, _pair_count, digraphs
+
+    pairs = digraphs(x)
+    distinct = list(dict.fromkeys(pairs))
+    slot = [distinct.index(pq) for pq in pairs]
+
+    def groups(mask: int) -> dict[tuple[int, ...], int]:
+        out: dict[tuple[int, ...], int] = {}
+        for i in _bits(mask):
+            u, v = divmod(i, 26)
+            key = tuple((u * p + v * q) % 26 for p, q in distinct)
+            out[key] = out.get(key, 0) | 1 << i
+        return out
+
+    table: dict[str, int] = {}
+    for u, m1 in sorted(groups(r1).items()):
+        for v, m2 in sorted(groups(r2).items()):
+            w = _pair_count(m1, m2)
+            if w > 0:
+                table["".join(ALPHABET[u[s]] + ALPHABET[v[s]] for s in slot)] = w
+    return table, _pair_count(r1, r2), pairs
+
+
+@pytest.mark.parametrize("observed", ["", "AN", "HELLO"])
+def test_hill_fast_path_matches_reference(observed: str) -> None:
+    """Grouped weights give bit-identical entropies and the same support, top and probs."""
+    from blackboxes.families.eri._hill_space import HillSpace
+
+    space: Any = ERI.version_space("hard", "hill")
+    if observed:
+        space = space.observe(observed, hill((3, 2, 5, 7), observed))
+    assert isinstance(space, HillSpace)
+    queries = ["AB", "PP", "C", "GGGGGGGGGG", "ZEZEZEZE", "ASD", "ABCDEFGHIJKLMNOPQRSTUVWXYZ"]
+    for x in queries:
+        table, total, _ = _reference_hill_table(space._r1, space._r2, x)
+        fresh = HillSpace(space._r1, space._r2).predictive(x)  # no table built yet
+        plogp = sum(w * math.log2(w) for w in table.values())
+        assert fresh.entropy == math.log2(total) - plogp / total, x  # bit-identical
+        for limit in (len(table) - 1, len(table)):
+            support = HillSpace(space._r1, space._r2).predictive(x).support(limit)
+            if len(table) > limit:
+                assert support is None
+            else:
+                assert support == {y: (y, w / total) for y, w in table.items()}
+                assert list(support) == list(table)  # same order: mixtures merge in it
+        ranked = sorted(table.items(), key=lambda yw: (-yw[1], yw[0]))
+        assert fresh.top(5) == [y for y, _ in ranked[:5]]
+        for y, w in ranked[:5] + ranked[-3:]:
+            assert fresh.prob(y) == w / total
+
+
+def test_memoised_letter_predictives_match_fresh_ones() -> None:
+    """Compositions reuse one predictive per query of a shared prior letter space."""
+    from blackboxes.families.eri._substitution_space import _SubstitutionPredictive
+    from blackboxes.families.eri._vigenere_space import _VigenerePredictive
+
+    vig = VigenereLengthSpace.prior(4)
+    sub = SubstitutionSpace()
+    for x in ("A", "ABCDEFGHIJ", "HELLO WORLD", "AAAA"):
+        assert vig.predictive(x) is vig.predictive(x)
+        assert vig.predictive(x).entropy == _VigenerePredictive(vig, x).entropy
+        assert sub.predictive(x) is sub.predictive(x)
+        assert sub.predictive(x).entropy == _SubstitutionPredictive(x, sub._fwd).entropy

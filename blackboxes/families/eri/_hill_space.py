@@ -13,7 +13,7 @@ from __future__ import annotations
 import math
 from collections.abc import Iterator
 from functools import cache
-from itertools import islice
+from itertools import chain, islice
 
 from blackboxes.families.eri._alphabet import ALPHABET, letters_of
 from blackboxes.families.eri._spaces import EMPTY
@@ -97,6 +97,65 @@ def _cipher_rows(text: str, pairs: list[tuple[int, int]]) -> tuple[list[int], li
     return [_IDX[ch] for ch in text[0::2]], [_IDX[ch] for ch in text[1::2]]
 
 
+def _xlogx(w: int) -> float:
+    return w * math.log2(w) if w > 0 else 0.0
+
+
+class _Grouped:
+    """Pair weights w(u, v) = pair_count(m1_u, m2_v) of a query's row-image classes, grouped.
+
+    ``pair_count`` is the sum over the COMPAT classes c of |m1 & rows_c| * |mask_c & m2|,
+    minus one when m1 holds the identity's first row and m2 its second. So w(u, v) depends
+    only on u's vector (|m1_u & rows_c|)_c with its identity flag and on v's: rows images
+    sharing a vector (there are few distinct ones) share every weight.
+    """
+
+    def __init__(self, masks1: list[int], masks2: list[int]) -> None:
+        classes = _classes()
+        ids1: dict[tuple[int, ...], int] = {}
+        ids2: dict[tuple[int, ...], int] = {}
+        self._of1 = [
+            ids1.setdefault(
+                (*((m & rows).bit_count() for rows, _ in classes), m >> _ID1 & 1), len(ids1)
+            )
+            for m in masks1
+        ]
+        self._of2 = [
+            ids2.setdefault(
+                (*((mask & m).bit_count() for _, mask in classes), m >> _ID2 & 1), len(ids2)
+            )
+            for m in masks2
+        ]
+        self._weight = [
+            [
+                sum(a * b for a, b in zip(va[:-1], vb[:-1], strict=True)) - (va[-1] & vb[-1])
+                for vb in ids2
+            ]
+            for va in ids1
+        ]
+        self._rows: dict[int, list[float]] = {}
+
+    def outputs(self) -> int:
+        """Number of pairs (u, v) with a positive weight: the support size."""
+        n1 = [0] * len(self._weight)
+        for g in self._of1:
+            n1[g] += 1
+        n2 = [0] * (len(self._weight[0]) if self._weight else 0)
+        for g in self._of2:
+            n2[g] += 1
+        return sum(
+            n1[i] * n2[j] for i, row in enumerate(self._weight) for j, w in enumerate(row) if w > 0
+        )
+
+    def sum_xlogx(self) -> float:
+        """Sum of w * log2(w) over the positive pairs, in (u, v) order like the full table."""
+        terms = {w: _xlogx(w) for row in self._weight for w in row}
+        for g in set(self._of1):
+            self._rows[g] = [terms[self._weight[g][h]] for h in self._of2]
+        # Zero weights add 0.0, which leaves a float sum unchanged.
+        return sum(chain.from_iterable(self._rows[g] for g in self._of1))
+
+
 class _HillPredictive(Predictive):
     def __init__(self, r1: int, r2: int, pairs: list[tuple[int, int]], total: int) -> None:
         self._r1, self._r2, self._pairs, self._total = r1, r2, pairs, total
@@ -118,6 +177,16 @@ class _HillPredictive(Predictive):
         # Injective row images: every consistent key gives its own output.
         self._injective = len(self._g1) == r1.bit_count() and len(self._g2) == r2.bit_count()
         self._table: dict[str, int] | None = None
+        self._grouped: _Grouped | None = None
+        self._entropy: float | None = None
+
+    def _groups(self) -> _Grouped:
+        """The pair weights w(u, v) without listing the outputs (see :class:`_Grouped`)."""
+        if self._grouped is None:
+            self._grouped = _Grouped(
+                [self._g1[u] for u in sorted(self._g1)], [self._g2[v] for v in sorted(self._g2)]
+            )
+        return self._grouped
 
     def _render(self, u: tuple[int, ...], v: tuple[int, ...]) -> str:
         return "".join(ALPHABET[u[s]] + ALPHABET[v[s]] for s in self._slot)
@@ -140,8 +209,14 @@ class _HillPredictive(Predictive):
             return 0.0
         if self._injective:
             return math.log2(self._total)
-        table = self._full_table()
-        return math.log2(self._total) - sum(w * math.log2(w) for w in table.values()) / self._total
+        if self._entropy is None:
+            # The same terms summed in the same order as over the full table: bit-identical.
+            if self._table is not None:
+                plogp = sum(w * math.log2(w) for w in self._table.values())
+            else:
+                plogp = self._groups().sum_xlogx()
+            self._entropy = math.log2(self._total) - plogp / self._total
+        return self._entropy
 
     def prob(self, y: object) -> float:
         if not isinstance(y, str) or self._total <= 0:
@@ -167,6 +242,8 @@ class _HillPredictive(Predictive):
         if self._total <= 0:
             return {}
         if self._injective and self._total > limit:
+            return None
+        if self._table is None and self._groups().outputs() > limit:
             return None
         table = self._full_table()
         if len(table) > limit:

@@ -154,7 +154,13 @@ class _MappedPredictive(Predictive):
         self._cap = cap
         self._x = x
         self._order = order
-        self._inverse = _inverse(order)
+        self._inverse_order: list[int] | None = None  # built on demand: only prob needs it
+
+    @property
+    def _inverse(self) -> list[int]:
+        if self._inverse_order is None:
+            self._inverse_order = _inverse(self._order)
+        return self._inverse_order
 
     @property
     def entropy(self) -> float:

@@ -98,6 +98,8 @@ class SubstitutionSpace(VersionSpace):
 
     def __init__(self, fwd: tuple[int, ...] = (_FREE,) * 26) -> None:
         self._fwd = fwd
+        # Memo per query: the space is immutable (compositions share one prior space).
+        self._memo: dict[str, _SubstitutionPredictive] = {}
 
     def fingerprint(self) -> tuple[int, ...]:
         """Equal for spaces in the same state (used to merge identical parts)."""
@@ -133,4 +135,8 @@ class SubstitutionSpace(VersionSpace):
     def predictive(self, x: object) -> Predictive:
         if not isinstance(x, str):
             return TablePredictive({})
-        return _SubstitutionPredictive(x, self._fwd)
+        cached = self._memo.get(x)
+        if cached is None:
+            cached = _SubstitutionPredictive(x, self._fwd)
+            self._memo[x] = cached
+        return cached

@@ -119,7 +119,7 @@ class _VigenerePredictive(Predictive):
             t[j] = (c - self._xl[j]) % 26
         return tuple(t)
 
-    @property
+    @cached_property
     def entropy(self) -> float:
         if self._total <= 0:
             return 0.0
@@ -175,6 +175,9 @@ class VigenereLengthSpace(VersionSpace):
 
     def __init__(self, key: tuple[int, ...]) -> None:
         self.key = key
+        # Memo per query: the space is immutable, and compositions ask the same prior space
+        # once per transposition.
+        self._memo: dict[str, _VigenerePredictive] = {}
 
     @classmethod
     def prior(cls, length: int) -> VigenereLengthSpace:
@@ -229,4 +232,8 @@ class VigenereLengthSpace(VersionSpace):
     def predictive(self, x: object) -> Predictive:
         if not isinstance(x, str):
             return TablePredictive({})
-        return _VigenerePredictive(self, x)
+        cached = self._memo.get(x)
+        if cached is None:
+            cached = _VigenerePredictive(self, x)
+            self._memo[x] = cached
+        return cached
