@@ -1,5 +1,8 @@
 """Compositions: a letter cipher E followed by a transposition T (x -> T(E(x))).
 
+E may itself be a chain of letter ciphers (:class:`LetterChainKind`), which makes
+three-step ciphers such as keyword substitution, then a Caesar shift, then a rail fence.
+
 H is the product of the two kinds' spaces: distinct (E, T) pairs are distinct functions
 (a different T moves some letter elsewhere, which a query varying that letter exposes;
 with T equal, E must be equal), so log2|H| = log2|H_E| + log2|H_T| exactly.
@@ -16,12 +19,18 @@ from __future__ import annotations
 
 import math
 import random
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import Any
 
 from blackboxes.box import JSONValue
 from blackboxes.families.eri._alphabet import letters_of
-from blackboxes.families.eri._kind import PREAMBLE, CipherKind, Encrypt, EnumeratedKind, Params
+from blackboxes.families.eri._kind import (
+    CipherKind,
+    Encrypt,
+    EnumeratedKind,
+    Params,
+    describe_steps,
+)
 from blackboxes.families.eri._spaces import EMPTY, MappedSpace
 from blackboxes.families.eri._transposition import TranspositionKind
 from blackboxes.information import (
@@ -32,7 +41,7 @@ from blackboxes.information import (
     VersionSpace,
 )
 
-__all__ = ["CompositionKind", "CompositionSpace"]
+__all__ = ["CompositionKind", "CompositionSpace", "LetterChainKind"]
 
 OrderFor = Callable[[int], tuple[int, ...]]
 
@@ -149,15 +158,6 @@ def _const(order: tuple[int, ...]) -> OrderFor:
     return lambda _n: order
 
 
-_OUTPUT = "Output: the resulting string."
-
-
-def _body(description: str) -> str:
-    """A kind's description without the shared preamble and closing sentence."""
-    body = description.removeprefix(PREAMBLE)
-    return body.removesuffix(_OUTPUT).strip()
-
-
 class CompositionKind(CipherKind):
     """E then T, with both keys' parameters merged into one flat mapping."""
 
@@ -185,13 +185,11 @@ class CompositionKind(CipherKind):
         second = self.transposition.encrypt(params)
         return lambda text: second(first(text))
 
+    def steps(self, params: Params) -> list[str]:
+        return self.letter.steps(params) + self.transposition.steps(params)
+
     def describe(self, params: Params) -> str:
-        return (
-            PREAMBLE
-            + "The cipher applies two steps in order; the output of step 1 is the input of "
-            f"step 2. Step 1: {_body(self.letter.describe(params))} Step 2: "
-            f"{_body(self.transposition.describe(params))} Output: the result of step 2."
-        )
+        return describe_steps(self.steps(params))
 
     def context(self, params: Params) -> dict[str, Any]:
         return {**self.letter.context(params), **self.transposition.context(params)}
@@ -208,3 +206,38 @@ class CompositionKind(CipherKind):
                 self.exact,
             )
         return self._prior
+
+
+class LetterChainKind(EnumeratedKind):
+    """E1 then E2, two letter-wise ciphers with small explicit spaces.
+
+    A letter-wise cipher is fixed by its image of the alphabet, so the signature
+    dedupes keys into distinct functions exactly (e.g. two Caesar shifts that add
+    up the same); H is the set of distinct products.
+    """
+
+    def __init__(self, first: EnumeratedKind, second: EnumeratedKind) -> None:
+        self.first = first
+        self.second = second
+        self.name = f"{first.name}_{second.name}"
+        self.template_name = f"code/eri/{self.name}.py.j2"
+
+    def all_params(self) -> Iterable[Params]:
+        return ({**a, **b} for a in self.first.distinct for b in self.second.distinct)
+
+    def check_params(self, params: Mapping[str, JSONValue]) -> Params:
+        return {**self.first.check_params(params), **self.second.check_params(params)}
+
+    def encrypt(self, params: Params) -> Encrypt:
+        one = self.first.encrypt(params)
+        two = self.second.encrypt(params)
+        return lambda text: two(one(text))
+
+    def steps(self, params: Params) -> list[str]:
+        return self.first.steps(params) + self.second.steps(params)
+
+    def describe(self, params: Params) -> str:
+        return describe_steps(self.steps(params))
+
+    def context(self, params: Params) -> dict[str, Any]:
+        return {**self.first.context(params), **self.second.context(params)}

@@ -21,6 +21,7 @@ __all__ = [
     "Encrypt",
     "EnumeratedKind",
     "Params",
+    "describe_steps",
     "require_int",
     "require_letters",
 ]
@@ -34,6 +35,21 @@ PREAMBLE = (
     "arithmetic on letters is modulo 26. "
 )
 """The protocol part of every kind's description (the coder's spec)."""
+
+_OUTPUT = "Output: the resulting string."
+
+
+def describe_steps(steps: list[str]) -> str:
+    """The spec of a cipher applying ``steps`` (each one cipher's description body) in order."""
+    if len(steps) == 1:
+        return PREAMBLE + steps[0] + " " + _OUTPUT
+    n = len(steps)
+    chain = " ".join(f"Step {i}: {text}" for i, text in enumerate(steps, start=1))
+    return (
+        PREAMBLE
+        + f"The cipher applies {n} steps in order; the output of each step is the input of "
+        f"the next. {chain} Output: the result of step {n}."
+    )
 
 
 class CipherKind(ABC):
@@ -78,6 +94,11 @@ class CipherKind(ABC):
     @abstractmethod
     def space(self) -> VersionSpace:
         """The prior version space (all of H, uniform)."""
+
+    def steps(self, params: Params) -> list[str]:
+        """The description as steps: one for a single cipher, one per stage for a chain."""
+        body = self.describe(params).removeprefix(PREAMBLE)
+        return [body.removesuffix(_OUTPUT).strip()]
 
     def space_parts(self) -> list[VersionSpace]:
         """Prior spaces of disjoint parts of H whose union is H (compositions use them)."""

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from blackboxes.box import Level
-from blackboxes.families.eri._composition import CompositionKind
+from blackboxes.families.eri._composition import CompositionKind, LetterChainKind
 from blackboxes.families.eri._digraph import HillKind, PlayfairKind
 from blackboxes.families.eri._kind import CipherKind
 from blackboxes.families.eri._letterwise import (
@@ -18,14 +18,15 @@ from blackboxes.families.eri._transposition import ColumnarKind, RailFenceKind
 __all__ = ["KINDS", "LEVEL_KINDS"]
 
 _AFFINE, _SUBSTITUTION, _VIGENERE = AffineKind(), SubstitutionKind(), VigenereKind()
+_CAESAR, _KEYWORD = CaesarKind(), KeywordKind()
 _RAILFENCE, _COLUMNAR = RailFenceKind(), ColumnarKind()
 
 KINDS: dict[str, CipherKind] = {
     kind.name: kind
     for kind in (
-        CaesarKind(),
+        _CAESAR,
         _AFFINE,
-        KeywordKind(),
+        _KEYWORD,
         _SUBSTITUTION,
         _VIGENERE,
         ProgressiveKind(),
@@ -36,6 +37,7 @@ KINDS: dict[str, CipherKind] = {
         CompositionKind(_AFFINE, _RAILFENCE),
         CompositionKind(_VIGENERE, _COLUMNAR),
         CompositionKind(_SUBSTITUTION, _COLUMNAR),
+        CompositionKind(LetterChainKind(_KEYWORD, _CAESAR), _RAILFENCE),
     )
 }
 
@@ -56,5 +58,6 @@ LEVEL_KINDS: dict[Level, tuple[str, ...]] = {
         "affine_railfence",
         "vigenere_columnar",
         "substitution_columnar",
+        "keyword_caesar_railfence",
     ),
 }
