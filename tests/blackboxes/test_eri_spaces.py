@@ -322,3 +322,14 @@ def test_memoised_letter_predictives_match_fresh_ones() -> None:
         assert vig.predictive(x).entropy == _VigenerePredictive(vig, x).entropy
         assert sub.predictive(x) is sub.predictive(x)
         assert sub.predictive(x).entropy == _SubstitutionPredictive(x, sub._fwd).entropy
+
+
+def test_letter_chain_counts_distinct_functions() -> None:
+    """A chain dedupes keys into functions: two Caesar shifts give 26 maps (sum mod 26)."""
+    from blackboxes.families.eri._composition import LetterChainKind
+    from blackboxes.families.eri._letterwise import CaesarKind, KeywordKind
+
+    assert len(LetterChainKind(CaesarKind(), CaesarKind()).distinct) == 26
+    chain = LetterChainKind(KeywordKind(), CaesarKind())
+    images = {chain.encrypt(p)("ABCDEFGHIJKLMNOPQRSTUVWXYZ") for p in chain.all_params()}
+    assert len(chain.distinct) == len(images) == 152 * 25
