@@ -325,11 +325,14 @@ def test_memoised_letter_predictives_match_fresh_ones() -> None:
 
 
 def test_letter_chain_counts_distinct_functions() -> None:
-    """A chain dedupes keys into functions: two Caesar shifts give 26 maps (sum mod 26)."""
+    """A chain dedupes keys into functions: a shift then an affine map is an affine map,
+    so 25 x 311 keys give the 12 x 26 affine maps (the identity included)."""
     from blackboxes.families.eri._composition import LetterChainKind
-    from blackboxes.families.eri._letterwise import CaesarKind, KeywordKind
+    from blackboxes.families.eri._letterwise import AffineKind, CaesarKind, KeywordKind
 
-    assert len(LetterChainKind(CaesarKind(), CaesarKind()).distinct) == 26
+    assert len(LetterChainKind(CaesarKind(), AffineKind()).distinct) == 12 * 26
+    with pytest.raises(ValueError, match="shift"):
+        LetterChainKind(CaesarKind(), CaesarKind())
     chain = LetterChainKind(KeywordKind(), CaesarKind())
     images = {chain.encrypt(p)("ABCDEFGHIJKLMNOPQRSTUVWXYZ") for p in chain.all_params()}
     assert len(chain.distinct) == len(images) == 152 * 25

@@ -217,6 +217,10 @@ class LetterChainKind(EnumeratedKind):
     """
 
     def __init__(self, first: EnumeratedKind, second: EnumeratedKind) -> None:
+        shared = set(first.distinct[0]) & set(second.distinct[0])
+        if shared:
+            # Merged parameter dicts would silently lose one stage's key.
+            raise ValueError(f"chained kinds share parameter names {sorted(shared)}")
         self.first = first
         self.second = second
         self.name = f"{first.name}_{second.name}"
