@@ -120,6 +120,9 @@ def main(argv: list[str] | None = None) -> int:
     except KeyboardInterrupt:
         err.print("oracle-gen: interrupted; run the same command again to finish", markup=False)
         return 130
+    except OSError as exc:
+        err.print(f"oracle-gen: error: {exc}", markup=False)
+        return 1
     except Exception as exc:  # a bug: still one line, never a traceback (-vv logs it)
         logging.getLogger(__name__).debug("internal error", exc_info=True)
         err.print(f"oracle-gen: internal error: {type(exc).__name__}: {exc}", markup=False)
