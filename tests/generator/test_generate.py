@@ -35,10 +35,16 @@ def test_same_seed_gives_byte_identical_suites(tmp_path: Path) -> None:
     assert _tree(tmp_path / "c") != a
 
 
-def test_suite_boxes_are_verified_and_consistent(eri_easy_suite: Path) -> None:
-    _suite, boxes = load_suite_boxes(eri_easy_suite)
+@pytest.mark.parametrize(
+    ("fixture", "level", "n"), [("eri_easy_suite", "easy", 6), ("eri_hard_suite", "hard", 4)]
+)
+def test_suite_boxes_are_verified_and_consistent(
+    fixture: str, level: str, n: int, request: pytest.FixtureRequest
+) -> None:
+    suite_dir: Path = request.getfixturevalue(fixture)
+    suite, boxes = load_suite_boxes(suite_dir)
     family = get_family("ERI")
-    assert len(boxes) == 6
+    assert suite.level == level and len(boxes) == n
     for box in boxes:
         assert box.provenance.accepted
         assert [a.verdict for a in box.provenance.attempts] == ["correct"]
@@ -46,12 +52,10 @@ def test_suite_boxes_are_verified_and_consistent(eri_easy_suite: Path) -> None:
         assert attempt.differential_inputs >= 200
         assert attempt.differential_mismatches == 0
         assert all(attempt.checks.values())
-        rule = family.rule_from_params(box.hidden.rule_kind, "easy", box.hidden.params)
+        rule = family.rule_from_params(box.hidden.rule_kind, box.info.level, box.hidden.params)
         template, ctx = family.code_template(rule)
         assert box.code == render(template, **ctx)
-        space = family.hypothesis_space(rule.kind, "easy")
-        assert box.info.log2_h == space.log2_h
-        assert box.info.t_info == space.t_info
+        assert box.info == family.box_info(box.info.id, rule)
         # The agent-facing intro never names the kind.
         assert rule.kind not in box.info.task_intro.lower()
 
