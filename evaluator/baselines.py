@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import logging
 import math
+from abc import ABC, abstractmethod
 from typing import Any
 
 from blackboxes.information import VersionSpace, expected_information, output_key
@@ -36,7 +37,7 @@ _SCORE_DIGITS = 9
 """Scores are compared after rounding, so float noise never decides a tie."""
 
 
-class _VersionSpaceAgent:
+class _VersionSpaceAgent(ABC):
     """Shared prediction: the agent-view version space updated with every observation."""
 
     def __init__(self, ctx: AgentContext) -> None:
@@ -95,8 +96,9 @@ class _VersionSpaceAgent:
         return list(self._notes)
 
     # -- exploration (what the subclasses change) -----------------------------
+    @abstractmethod
     def choose_query(self) -> JSONValue:
-        raise NotImplementedError
+        """The next query (a parsed input of the family)."""
 
     # -- helpers --------------------------------------------------------------
     def _rank(self, question: Question, shots: int) -> list[str]:
