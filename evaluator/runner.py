@@ -38,7 +38,7 @@ from evaluator.trajectory import (
     load_trajectory,
     save_trajectory,
 )
-from oracle_bench._version import __version__
+from oracle_bench import __version__
 from oracle_bench.errors import OracleBenchError, UsageError
 from oracle_bench.jsonio import atomic_write_text, canonical_json, sha256_hex
 from oracle_bench.rng import rng_for
