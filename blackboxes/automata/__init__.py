@@ -1,0 +1,1 @@
+"""Automata machinery: DFAs on plain arrays, the oracle, sampling, learners, metrics."""

@@ -1,0 +1,162 @@
+"""Uniform random accessible and minimal DFAs (Bassino and Nicaud's Boltzmann sampler).
+
+Steps, for n states over k letters (notes/dfa.md section 4.2):
+
+1. zeta_k is the positive root of (z - k) e^z + k = 0;
+2. draw n block sizes i.i.d. zero-truncated Poisson(zeta_k) until they sum to kn;
+3. shuffle 1..kn and cut it into blocks of those sizes: a uniform set partition;
+4. read the partition as a restricted growth string and drop the n first occurrences;
+   each remaining position i gives a column (x_i = running maximum, y_i = block);
+5. reject unless the diagram is k-Dyck: x_i >= ceil(i / (k - 1)) for every i;
+6. append the column (n, uniform 1..n);
+7. build the transitions by a depth-first walk over (state, letter) slots: a slot
+   creates a new state while fewer than x states exist, else it points at state y and
+   the next column is read;
+8. make each state accepting with probability 1/2.
+
+Steps 1-7 are uniform over accessible complete structures with exactly n states;
+with step 8 every accessible DFA is equally likely, and rejecting non-minimal ones
+gives uniform minimal DFAs. The result is returned in BFS canonical form, so each
+language has exactly one representation.
+"""
+
+from __future__ import annotations
+
+import math
+import random
+from collections.abc import Sequence
+from functools import cache
+from itertools import accumulate
+
+from blackboxes.automata.dfa import DFA
+
+__all__ = [
+    "DEFAULT_ALPHABET",
+    "sample_accessible_structure",
+    "sample_minimal_dfa",
+    "structure_from_diagram",
+    "zeta",
+]
+
+DEFAULT_ALPHABET = ("a", "b")
+
+
+@cache
+def zeta(k: int) -> float:
+    """The positive root of (z - k) e^z + k = 0 (Newton's method from z = k)."""
+    if k < 2:
+        raise ValueError("the Boltzmann sampler needs k >= 2 letters")
+    z = float(k)
+    for _ in range(100):
+        f = (z - k) * math.exp(z) + k
+        step = f / (math.exp(z) * (z - k + 1))
+        z -= step
+        if abs(step) < 1e-15:
+            break
+    return z
+
+
+@cache
+def _size_table(k: int) -> tuple[list[int], list[float]]:
+    """Support and cumulative weights of the zero-truncated Poisson(zeta_k) law.
+
+    The support stops where the tail is below 2**-64, under the resolution of the
+    uniform floats that drive the draw.
+    """
+    z = zeta(k)
+    weights = []
+    j, w = 1, z
+    while True:
+        weights.append(w)
+        j += 1
+        w = w * z / j
+        if w < 2.0**-64 and j > 2 * k:
+            break
+    return list(range(1, len(weights) + 1)), list(accumulate(weights))
+
+
+def _block_sizes(rng: random.Random, n: int, k: int) -> list[int]:
+    support, cum = _size_table(k)
+    target = k * n
+    while True:
+        sizes = rng.choices(support, cum_weights=cum, k=n)
+        if sum(sizes) == target:
+            return sizes
+
+
+def _diagram(rng: random.Random, n: int, k: int) -> list[tuple[int, int]]:
+    """Columns (x, y) of a uniform k-Dyck diagram, without the last column."""
+    while True:
+        sizes = _block_sizes(rng, n, k)
+        elements = list(range(k * n))
+        rng.shuffle(elements)
+        block_of = [0] * (k * n)
+        pos = 0
+        for b, size in enumerate(sizes):
+            for e in elements[pos : pos + size]:
+                block_of[e] = b
+            pos += size
+        # Restricted growth string: number the blocks by first appearance.
+        number: dict[int, int] = {}
+        columns: list[tuple[int, int]] = []
+        running_max = 0
+        for e in range(k * n):
+            b = block_of[e]
+            r = number.get(b)
+            if r is None:
+                running_max = r = number[b] = len(number) + 1
+            else:
+                columns.append((running_max, r))
+        if all(x >= -(-i // (k - 1)) for i, (x, _) in enumerate(columns, start=1)):
+            return columns
+
+
+def structure_from_diagram(columns: Sequence[tuple[int, int]], n: int, k: int) -> list[list[int]]:
+    """The transition table a complete diagram (k-Dyck columns plus the last one) encodes.
+
+    States are numbered in creation order, the start is 0. A bijection between
+    (diagram, last column) pairs and accessible structures (tested exhaustively).
+    """
+    if len(columns) != (k - 1) * n + 1:
+        raise ValueError(f"expected {(k - 1) * n + 1} columns, got {len(columns)}")
+    delta = [[-1] * k]
+    stack = [(0, a) for a in reversed(range(k))]
+    col = 0
+    while stack:
+        p, a = stack.pop()
+        x, y = columns[col]
+        if len(delta) < x:
+            q = len(delta)
+            delta.append([-1] * k)
+            delta[p][a] = q
+            stack.extend((q, b) for b in reversed(range(k)))
+        else:
+            delta[p][a] = y - 1
+            col += 1
+    if len(delta) != n or col != len(columns):
+        raise ValueError("the columns do not form a valid diagram")
+    return delta
+
+
+def sample_accessible_structure(rng: random.Random, n: int, k: int) -> list[list[int]]:
+    """A uniformly random accessible complete transition structure with n states."""
+    if n < 1:
+        raise ValueError("n must be >= 1")
+    if n == 1:
+        return [[0] * k]
+    columns = _diagram(rng, n, k)
+    columns.append((n, rng.randrange(n) + 1))
+    return structure_from_diagram(columns, n, k)
+
+
+def sample_minimal_dfa(
+    rng: random.Random, n: int, alphabet: Sequence[str] = DEFAULT_ALPHABET
+) -> DFA:
+    """A uniformly random minimal DFA with exactly ``n`` states, in canonical form."""
+    k = len(alphabet)
+    while True:
+        delta = sample_accessible_structure(rng, n, k)
+        accepting = [bool(rng.getrandbits(1)) for _ in range(n)]
+        dfa = DFA.build(alphabet, delta, accepting)
+        if dfa.is_minimal():
+            return dfa.canonical()
