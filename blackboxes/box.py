@@ -24,6 +24,8 @@ __all__ = [
     "Attempt",
     "BoxEntry",
     "BoxInfo",
+    "DfaBaselineCost",
+    "DfaBoxInfo",
     "HiddenInfo",
     "JSONValue",
     "Level",
@@ -44,6 +46,32 @@ Verdict = Literal["correct", "execution_error", "misalignment"]
 
 class _Model(BaseModel):
     model_config = ConfigDict(extra="forbid", frozen=True)
+
+
+class DfaBaselineCost(_Model):
+    """What a classic learner spent on a DFA box under the box's counterexample policy."""
+
+    mq: int
+    """Distinct membership queries."""
+    eq: int
+    """Equivalence queries, the accepted one included."""
+
+    @property
+    def total(self) -> int:
+        return self.mq + self.eq
+
+
+class DfaBoxInfo(_Model):
+    """box.json facts of a DFA box: researcher-facing, except the budget and alphabet."""
+
+    states: int
+    """States of the minimal target DFA."""
+    alphabet: list[str]
+    counterexamples: Literal["short_random", "minimal"]
+    baselines: dict[str, DfaBaselineCost]
+    """``lstar``, ``kv`` and ``ttt`` run against the same oracle."""
+    reference_cost: int
+    """min(L* total, TTT total): the budget is a factor times this."""
 
 
 class BoxInfo(_Model):
@@ -69,6 +97,8 @@ class BoxInfo(_Model):
     """False for LLM-designed rules with no trusted reference implementation."""
     entry: str = "blackbox"
     """Name of the function blackbox.py defines."""
+    dfa: DfaBoxInfo | None = None
+    """Set for DFA boxes, whose episodes are MQ/EQ rather than turn@shot."""
 
 
 class HiddenInfo(_Model):

@@ -1,0 +1,143 @@
+"""The record of one DFA episode (MQ/EQ until an EQ is accepted or the budget is spent).
+
+A DFA trajectory is self-contained: it holds the target, the counterexample policy,
+the baselines' costs and every call, so every DFA metric is a pure function of it
+(``evaluator.dfa_metrics``). Like function-family trajectories, it has no wall-clock
+field: the same seed gives byte-identical files.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from blackboxes.automata.dfa import DFA
+from blackboxes.box import DfaBaselineCost
+from evaluator.trajectory import CorruptTrajectoryError, EpisodeStatus
+from oracle_bench.jsonio import atomic_write_text, canonical_json, parse_model
+
+__all__ = [
+    "DFA_TRAJECTORY_SCHEMA_VERSION",
+    "DfaCall",
+    "DfaTrajectory",
+    "load_dfa_trajectory",
+    "round_half_up",
+    "save_dfa_trajectory",
+]
+
+DFA_TRAJECTORY_SCHEMA_VERSION = 1
+
+CallTool = Literal["mq", "eq"]
+
+
+def round_half_up(x: float) -> int:
+    """Budgets round halves up (2.5 -> 3), as the DFA seed's code does, not to even."""
+    # The small epsilon keeps 1.25 * 26 = 32.5 from landing at 32.49999... below.
+    return int(x + 0.5 + 1e-9)
+
+
+class _Model(BaseModel):
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+
+class DfaCall(_Model):
+    """One tool call. Invalid calls are recorded and free; valid ones consume budget."""
+
+    index: int = Field(ge=1)
+    """1-based position among all calls, invalid ones included."""
+    text: str
+    """The agent's raw call (for structured agents, the canonical JSON of the call)."""
+    tool: CallTool | None = None
+    """None when the call could not be parsed at all."""
+    valid: bool
+    step: int | None = None
+    """1-based number among counted (budget-consuming) calls; None for invalid calls."""
+    word: str | None = None
+    """The MQ word."""
+    hypothesis: dict[str, Any] | None = None
+    """The EQ hypothesis as submitted, in ``DFA.to_table()`` form."""
+    member: bool | None = None
+    """The MQ answer."""
+    accepted: bool | None = None
+    """The EQ verdict."""
+    counterexample: str | None = None
+    """The EQ witness when the hypothesis was wrong."""
+    shown: str
+    """The exact text shown back to the agent."""
+    error: str | None = None
+    """``invalid_call`` for a call that did not parse or validate, else a box fault kind."""
+
+    def hypothesis_dfa(self) -> DFA | None:
+        return None if self.hypothesis is None else DFA.from_table(self.hypothesis)
+
+
+class DfaTrajectory(_Model):
+    """One agent's episode on one DFA box."""
+
+    schema_version: Literal[1] = 1
+    kind: Literal["dfa"] = "dfa"
+    box_id: str
+    box_digest: str
+    suite: str
+    family: Literal["DFA"] = "DFA"
+    agent: str
+    seed: int
+    repetition: int = Field(ge=0)
+    sandbox_layers: list[str]
+    intro: str
+    """The task intro the agent received."""
+    states: int
+    alphabet: list[str]
+    target: dict[str, Any]
+    """The minimal target in ``DFA.to_table()`` form (researcher-facing, never shown)."""
+    counterexamples: Literal["short_random", "minimal"]
+    baselines: dict[str, DfaBaselineCost]
+    reference_cost: int
+    """min(L* total, TTT total) on this box."""
+    budget_factor: float
+    budget: int
+    """round_half_up(budget_factor * reference_cost): counted calls allowed."""
+    calls: list[DfaCall]
+    success: bool
+    """An EQ was accepted within the budget."""
+    cost: int | None
+    """Counted calls up to and including the accepted EQ; None without success."""
+    queries_used: int
+    """Counted calls made (MQ + EQ)."""
+    invalid_calls: int
+    agent_notes: list[str] = Field(default_factory=list)
+    status: EpisodeStatus
+    error: str | None = None
+
+    def target_dfa(self) -> DFA:
+        return DFA.from_table(self.target)
+
+    def counted(self) -> list[DfaCall]:
+        """The budget-consuming calls, in order."""
+        return [c for c in self.calls if c.step is not None]
+
+
+def dfa_trajectory_text(traj: DfaTrajectory) -> str:
+    return canonical_json(traj.model_dump(mode="json"))
+
+
+def save_dfa_trajectory(traj: DfaTrajectory, path: Path) -> None:
+    """Write ``traj`` atomically as canonical JSON."""
+    atomic_write_text(Path(path), dfa_trajectory_text(traj))
+
+
+def load_dfa_trajectory(path: Path) -> DfaTrajectory:
+    """Load and validate; raises :class:`CorruptTrajectoryError` naming the file."""
+    path = Path(path)
+    try:
+        data = path.read_bytes()
+    except FileNotFoundError:
+        raise CorruptTrajectoryError("file is missing", path) from None
+    except OSError as exc:
+        raise CorruptTrajectoryError(f"unreadable ({exc})", path) from None
+    try:
+        return parse_model(data, DfaTrajectory)
+    except ValueError as exc:
+        raise CorruptTrajectoryError(str(exc), path) from None
