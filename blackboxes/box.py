@@ -164,6 +164,8 @@ class SuiteInfo(_Model):
     """Only set from SOURCE_DATE_EPOCH, so suites stay byte-identical by default."""
     tool_version: str
     backend: str
+    options: dict[str, JSONValue] = Field(default_factory=dict)
+    """Family options the suite was generated with (e.g. DFA state range)."""
     boxes: list[BoxEntry]
     rejected: list[str] = Field(default_factory=list)
     """Ids of candidates that never passed; their provenance is under rejected/."""

@@ -1,4 +1,4 @@
-"""The evaluator: the turn@shot episode protocol, agents, metrics, the resumable runner."""
+"""The evaluator: the turn@shot and DFA episode protocols, agents, metrics, the resumable runner."""
 
 from evaluator.agents import (
     Agent,
@@ -13,6 +13,28 @@ from evaluator.agents import (
     register_agent,
 )
 from evaluator.baselines import AdaptiveAgent, FixedAgent, RandomAgent
+from evaluator.dfa_protocol import (
+    DfaAgent,
+    DfaAgentContext,
+    DfaEnvironment,
+    EpisodeOver,
+    InvalidCallError,
+    check_dfa_agent_name,
+    dfa_agent_names,
+    failed_dfa_trajectory,
+    make_dfa_agent,
+    register_dfa_agent,
+    run_dfa_episode,
+)
+from evaluator.dfa_summary import (
+    DfaBoxRow,
+    DfaGroupRow,
+    DfaSummary,
+    parse_buckets,
+    summarise_dfa,
+    write_dfa_summary,
+)
+from evaluator.dfa_trajectory import DfaCall, DfaTrajectory, load_dfa_trajectory
 from evaluator.metrics import (
     EpisodeInformation,
     QueryInformation,
@@ -27,6 +49,7 @@ from evaluator.runner import (
     RunManifest,
     RunResult,
     evaluate_suite,
+    is_dfa_suite,
     trajectory_path,
 )
 from evaluator.spec import FeedbackMode, TurnShot, parse_feedback, parse_spec
@@ -51,12 +74,22 @@ __all__ = [
     "BoxRow",
     "Briefing",
     "CorruptTrajectoryError",
+    "DfaAgent",
+    "DfaAgentContext",
+    "DfaBoxRow",
+    "DfaCall",
+    "DfaEnvironment",
+    "DfaGroupRow",
+    "DfaSummary",
+    "DfaTrajectory",
     "EpisodeContext",
     "EpisodeInformation",
     "EpisodeJob",
+    "EpisodeOver",
     "FeedbackMode",
     "FixedAgent",
     "GroupRow",
+    "InvalidCallError",
     "ItemRecord",
     "Observation",
     "ProgressEvent",
@@ -71,19 +104,30 @@ __all__ = [
     "TurnShot",
     "agent_names",
     "check_agent_name",
+    "check_dfa_agent_name",
     "check_information_bounds",
+    "dfa_agent_names",
     "efficiency",
     "episode_information",
     "evaluate_suite",
+    "failed_dfa_trajectory",
+    "is_dfa_suite",
+    "load_dfa_trajectory",
     "load_trajectory",
     "make_agent",
+    "make_dfa_agent",
+    "parse_buckets",
     "parse_feedback",
     "parse_spec",
     "register_agent",
+    "register_dfa_agent",
+    "run_dfa_episode",
     "run_episode",
     "save_trajectory",
     "summarise",
+    "summarise_dfa",
     "trajectory_path",
     "turn_banner",
+    "write_dfa_summary",
     "write_summary",
 ]

@@ -1,5 +1,9 @@
 """``oracle-eval``: run agents on a generated suite and report accuracy and information.
 
+Turn@shot suites (ERI...) take a ``TURNS@SHOTS`` spec; DFA suites take none (a spec,
+``--feedback``, or a non-DFA agent given for a DFA suite is refused with a one-line
+usage error, exit 2, and so are ``--budget-factor``/``--buckets`` for other suites).
+
 The only module of the evaluator that prints or configures logging.
 """
 
@@ -18,16 +22,30 @@ from rich.table import Table
 
 from blackboxes.store import load_suite_boxes
 from evaluator.agents import agent_names, check_agent_name
-from evaluator.runner import ProgressEvent, RunResult, evaluate_suite
-from evaluator.spec import FEEDBACK_MODES, TurnShot, parse_feedback, parse_spec
-from evaluator.summary import GroupRow
+from evaluator.dfa_protocol import (
+    DEFAULT_BUDGET_FACTOR,
+    check_budget_factor,
+    check_dfa_agent_name,
+    dfa_agent_names,
+)
+from evaluator.dfa_summary import (
+    DEFAULT_BUCKETS,
+    DfaSummary,
+    dfa_summary_table,
+    format_buckets,
+    parse_buckets,
+)
+from evaluator.runner import ProgressEvent, RunResult, evaluate_suite, is_dfa_suite
+from evaluator.spec import FEEDBACK_MODES, FeedbackMode, TurnShot, parse_feedback, parse_spec
+from evaluator.summary import GroupRow, Summary
 from oracle_bench.cli import ArgumentParser, configure_logging, suites_root
-from oracle_bench.errors import BoxError, OracleBenchError, UsageError
+from oracle_bench.errors import BoxError, OracleBenchError, UnknownNameError, UsageError
 
 __all__ = ["main"]
 
 PROG = "oracle-eval"
 DEFAULT_AGENTS = ("random", "fixed", "adaptive")
+DEFAULT_DFA_AGENTS = ("lstar", "kv", "ttt")
 SUITES_ENV = "ORACLE_BENCH_SUITES"
 
 _EPILOG = f"""\
@@ -43,12 +61,20 @@ Without --suite, the most recent suite (newest suite.json) under ./suites is eva
 runs/<suite name>/<TURNS>at<SHOTS>-<feedback>-seed<SEED>; rerunning the same command
 resumes, skipping finished episodes.
 
+DFA suites (oracle-gen --category DFA) take no SPEC: each episode is membership and
+equivalence queries until an equivalence query is accepted or the budget is spent. The
+budget is --budget-factor (default {DEFAULT_BUDGET_FACTOR:g}) times the box's reference cost,
+min(L*, TTT), rounded half up. DFA agents: {", ".join(DEFAULT_DFA_AGENTS)} (the default).
+Results go to runs/<suite name>/dfa-x<F>-seed<SEED>; the summary groups boxes by state
+count with --buckets (default {format_buckets(DEFAULT_BUCKETS)}).
+
 Output: trajectories/*.json (one per episode), summary.json, summary.csv, run.json.
 
 Examples:
   oracle-eval 10@1
   oracle-eval 20@2 --suite suites/eri-easy --agent adaptive --agent random
   oracle-eval 10@1 --feedback deferred --seed 7 --repeats 3 --out runs/deferred
+  oracle-eval --suite suites/DFA-states2-9-seed0-n80 --agent ttt --budget-factor 1.5
 """
 
 
@@ -59,7 +85,12 @@ def _parser() -> argparse.ArgumentParser:
         epilog=_EPILOG,
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
-    p.add_argument("spec", metavar="SPEC", help="budget TURNS@SHOTS, e.g. 10@1 or 20@2")
+    p.add_argument(
+        "spec",
+        metavar="SPEC",
+        nargs="?",
+        help="budget TURNS@SHOTS, e.g. 10@1 or 20@2 (none for a DFA suite)",
+    )
     p.add_argument(
         "--suite",
         type=Path,
@@ -72,19 +103,35 @@ def _parser() -> argparse.ArgumentParser:
         metavar="NAME",
         dest="agents",
         help=f"agent to run, repeatable: {', '.join(agent_names())} "
-        f"(default: {', '.join(DEFAULT_AGENTS)})",
+        f"(default: {', '.join(DEFAULT_AGENTS)}); for DFA suites "
+        f"{', '.join(dfa_agent_names())} (default: {', '.join(DEFAULT_DFA_AGENTS)})",
     )
     p.add_argument(
         "--feedback",
-        default="instant",
+        default=None,
         metavar="MODE",
-        help=f"{' or '.join(FEEDBACK_MODES)} (default: instant)",
+        help=f"{' or '.join(FEEDBACK_MODES)} (default: instant; not for DFA suites)",
+    )
+    p.add_argument(
+        "--budget-factor",
+        type=float,
+        default=None,
+        metavar="F",
+        help=f"DFA suites: budget = F x min(L*, TTT) calls (default: {DEFAULT_BUDGET_FACTOR:g})",
+    )
+    p.add_argument(
+        "--buckets",
+        default=None,
+        metavar="RANGES",
+        help="DFA suites: state-count buckets of the summary "
+        f"(default: {format_buckets(DEFAULT_BUCKETS)})",
     )
     p.add_argument(
         "--out",
         type=Path,
         metavar="DIR",
-        help="output directory (default: runs/<suite>/<T>at<K>-<feedback>-seed<N>)",
+        help="output directory (default: runs/<suite>/<T>at<K>-<feedback>-seed<N>, "
+        "or runs/<suite>/dfa-x<F>-seed<N>)",
     )
     p.add_argument("--seed", type=int, default=0, metavar="N", help="run seed (default: 0)")
     p.add_argument(
@@ -119,8 +166,7 @@ def _ci(row: GroupRow) -> str:
     return f"[{row.accuracy_ci_low:.2f}, {row.accuracy_ci_high:.2f}]"
 
 
-def _tables(console: Console, result: RunResult) -> None:
-    summary = result.summary
+def _tables(console: Console, summary: Summary) -> None:
     keys = sorted({(g.family, g.level) for g in summary.groups})
     for family, level in keys:
         rows = [g for g in summary.groups if (g.family, g.level) == (family, level)]
@@ -158,21 +204,70 @@ def _tables(console: Console, result: RunResult) -> None:
             )
 
 
+def _check_any_agent(name: str) -> None:
+    """Fail fast (before any suite is read) on a name no family knows."""
+    known = set(agent_names()) | set(dfa_agent_names())
+    if name not in known:
+        raise UnknownNameError("agent", name, sorted(known))
+
+
 def _run(args: argparse.Namespace, out: Console, err: Console) -> int:
-    spec: TurnShot = parse_spec(args.spec)
-    feedback = parse_feedback(args.feedback)
-    agents = [check_agent_name(a) for a in (args.agents or DEFAULT_AGENTS)]
+    spec: TurnShot | None = parse_spec(args.spec) if args.spec is not None else None
+    feedback: FeedbackMode | None = (
+        parse_feedback(args.feedback) if args.feedback is not None else None
+    )
+    for name in args.agents or ():
+        _check_any_agent(name)
     if args.repeats < 1:
         raise UsageError(f"invalid --repeats {args.repeats}: must be >= 1")
+    buckets = parse_buckets(args.buckets) if args.buckets is not None else None
+    if args.budget_factor is not None:
+        check_budget_factor(args.budget_factor)
     configure_logging(args.verbose, err)
 
     if args.suite is None:
-        suite_dir = _latest_suite()
+        try:
+            suite_dir = _latest_suite()
+        except BoxError:
+            if spec is None:  # nothing says what to run: the usage error says more
+                raise UsageError(
+                    "the following arguments are required: SPEC (TURNS@SHOTS; "
+                    "only DFA suites take none, and no suite was found)"
+                ) from None
+            raise
         out.print(f"Evaluating the most recent suite: [bold]{suite_dir}[/]")
     else:
         suite_dir = args.suite
     suite, _ = load_suite_boxes(suite_dir)  # verify every digest before anything starts
-    out_dir = args.out or Path("runs") / suite.name / f"{spec.slug}-{feedback}-seed{args.seed}"
+    dfa = is_dfa_suite(suite)
+    if dfa:
+        if spec is not None:
+            raise UsageError(
+                f"{suite.name} is a DFA suite: it takes no SPEC (its budget is "
+                f"--budget-factor x min(L*, TTT)); drop {args.spec!r}"
+            )
+        if feedback is not None:
+            raise UsageError(f"{suite.name} is a DFA suite: --feedback does not apply")
+        agents = [check_dfa_agent_name(a) for a in (args.agents or DEFAULT_DFA_AGENTS)]
+        factor = DEFAULT_BUDGET_FACTOR if args.budget_factor is None else args.budget_factor
+        slug = f"dfa-x{factor:g}-seed{args.seed}"
+        label = f"x{factor:g}"
+    else:
+        if spec is None:
+            raise UsageError(
+                f"the following arguments are required: SPEC (TURNS@SHOTS, e.g. 10@1) "
+                f"for {suite.family} suite {suite.name}"
+            )
+        if args.budget_factor is not None or buckets is not None:
+            raise UsageError(
+                f"--budget-factor and --buckets apply to DFA suites only; "
+                f"{suite.name} is a {suite.family} suite"
+            )
+        agents = [check_agent_name(a) for a in (args.agents or DEFAULT_AGENTS)]
+        feedback = feedback or "instant"
+        slug = f"{spec.slug}-{feedback}-seed{args.seed}"
+        label = str(spec)
+    out_dir = args.out or Path("runs") / suite.name / slug
 
     with Progress(
         TextColumn("[progress.description]{task.description}"),
@@ -182,7 +277,7 @@ def _run(args: argparse.Namespace, out: Console, err: Console) -> int:
         console=err,
         transient=False,
     ) as bar:
-        task = bar.add_task(f"{suite.name} {spec}", total=None)
+        task = bar.add_task(f"{suite.name} {label}", total=None)
 
         def on_progress(event: ProgressEvent) -> None:
             job = event.job
@@ -190,20 +285,25 @@ def _run(args: argparse.Namespace, out: Console, err: Console) -> int:
                 task,
                 completed=event.done,
                 total=event.total,
-                description=f"{suite.name} {spec} {job.box_id} {job.agent}",
+                description=f"{suite.name} {label} {job.box_id} {job.agent}",
             )
 
-        result = evaluate_suite(
+        result: RunResult = evaluate_suite(
             suite_dir,
             agents,
             spec,
-            feedback,
+            None if dfa else feedback,
             args.seed,
             out_dir,
             repeats=args.repeats,
             progress=on_progress,
+            budget_factor=args.budget_factor if dfa else None,
+            buckets=buckets if dfa else None,
         )
-    _tables(out, result)
+    if isinstance(result.summary, DfaSummary):
+        out.print(dfa_summary_table(result.summary))
+    else:
+        _tables(out, result.summary)
     m = result.manifest
     out.print(
         f"{m.episodes} episode(s): {m.executed} run, {m.skipped} already done, "

@@ -11,6 +11,13 @@ validates, completed, and matches the job (box digest, agent, spec, feedback, se
 repetition); failed episodes are retried. One sandbox worker serves all of a box's
 pending episodes (restarted after a failed episode); a box whose worker cannot start
 gets failed trajectories with the reason and the run goes on.
+
+A suite whose family is ``DFA`` runs DFA episodes instead (``evaluator.dfa_protocol``):
+no turn@shot spec or feedback mode, a budget factor instead, DFA agents (``lstar``,
+``kv``, ``ttt``), :class:`~evaluator.dfa_trajectory.DfaTrajectory` files in the same
+layout (reused when they also match the budget factor) and a
+:class:`~evaluator.dfa_summary.DfaSummary`. The box's code answers membership queries
+in its sandbox worker; equivalence queries are answered from hidden.json.
 """
 
 from __future__ import annotations
@@ -26,9 +33,32 @@ from typing import TYPE_CHECKING, Any, Literal
 
 from pydantic import BaseModel, ConfigDict
 
+from blackboxes.box import SuiteInfo
 from blackboxes.families import Family, get_family
-from blackboxes.store import Box, load_suite_boxes
+from blackboxes.store import Box, load_box, load_suite
 from evaluator.agents import AgentContext, check_agent_name, make_agent
+from evaluator.dfa_protocol import (
+    DEFAULT_BUDGET_FACTOR,
+    DEFAULT_MAX_INVALID_STREAK,
+    DfaAgentContext,
+    box_target,
+    check_budget_factor,
+    check_dfa_agent_name,
+    dfa_intro,
+    episode_budget,
+    failed_dfa_trajectory,
+    make_dfa_agent,
+    run_dfa_episode,
+)
+from evaluator.dfa_summary import (
+    DEFAULT_BUCKETS,
+    Bucket,
+    DfaSummary,
+    format_buckets,
+    summarise_dfa,
+    write_dfa_summary,
+)
+from evaluator.dfa_trajectory import DfaTrajectory, load_dfa_trajectory, save_dfa_trajectory
 from evaluator.protocol import EpisodeContext, failed_trajectory, run_episode
 from evaluator.spec import FeedbackMode, TurnShot, parse_feedback
 from evaluator.summary import Summary, summarise, write_summary
@@ -47,15 +77,24 @@ if TYPE_CHECKING:
     from sandbox import SandboxLimits
 
 __all__ = [
+    "DFA_FAMILY",
     "EpisodeJob",
     "ProgressEvent",
     "RunManifest",
     "RunResult",
     "evaluate_suite",
+    "is_dfa_suite",
     "trajectory_path",
 ]
 
 log = logging.getLogger(__name__)
+
+DFA_FAMILY = "DFA"
+
+
+def is_dfa_suite(suite: SuiteInfo) -> bool:
+    """True for a suite of DFA boxes (MQ/EQ episodes rather than turn@shot)."""
+    return suite.family.upper() == DFA_FAMILY
 
 
 @dataclass(frozen=True)
@@ -83,11 +122,16 @@ class _Model(BaseModel):
 class RunArguments(_Model):
     suite_dir: str
     agents: list[str]
-    spec: str
-    feedback: str
+    spec: str | None
+    """None for a DFA suite."""
+    feedback: str | None
     seed: int
     repeats: int
     out_dir: str
+    budget_factor: float | None = None
+    """DFA suites only."""
+    buckets: str | None = None
+    """DFA suites only: the summary's state buckets, e.g. ``2-3,4-5,6-7,8-9``."""
 
 
 class RunManifest(_Model):
@@ -111,7 +155,8 @@ class RunManifest(_Model):
 @dataclass(frozen=True)
 class RunResult:
     out_dir: Path
-    summary: Summary
+    summary: Summary | DfaSummary
+    """A :class:`DfaSummary` for a DFA suite."""
     manifest: RunManifest
     trajectories: tuple[Path, ...]
 
@@ -195,15 +240,23 @@ def _now() -> str:
 def evaluate_suite(
     suite_dir: Path,
     agents: Sequence[str],
-    spec: TurnShot,
-    feedback: FeedbackMode,
+    spec: TurnShot | None,
+    feedback: FeedbackMode | None,
     seed: int,
     out_dir: Path,
     repeats: int = 1,
     progress: Callable[[ProgressEvent], None] | None = None,
     limits: SandboxLimits | None = None,
+    *,
+    budget_factor: float | None = None,
+    buckets: Sequence[Bucket] | None = None,
 ) -> RunResult:
     """Run every (box, agent, repetition) episode of a suite that is not already done.
+
+    Turn@shot suites need ``spec`` (``feedback`` defaults to instant) and refuse
+    ``budget_factor``/``buckets``; DFA suites refuse ``spec`` and ``feedback`` and take
+    ``budget_factor`` (default 2) and ``buckets`` (the summary's state ranges). Agent
+    names are checked against the suite's kind of episode.
 
     Raises :class:`UsageError` for bad arguments and ``BoxError`` for a missing,
     corrupt or tampered suite; an episode's own failure is recorded, never raised.
@@ -212,87 +265,204 @@ def evaluate_suite(
         raise UsageError(f"invalid repeats {repeats}: must be >= 1")
     if not agents:
         raise UsageError("no agent given")
-    agents = [check_agent_name(a) for a in agents]
+    suite_dir, out_dir = Path(suite_dir), Path(out_dir)
+    suite = load_suite(suite_dir)
+    dfa = is_dfa_suite(suite)
+    if dfa:
+        if spec is not None:
+            raise UsageError(
+                f"suite {suite.name} is a DFA suite: it takes no TURNS@SHOTS spec "
+                "(its budget is --budget-factor x the box's reference cost)"
+            )
+        if feedback is not None:
+            raise UsageError(f"suite {suite.name} is a DFA suite: it takes no feedback mode")
+        agents = [check_dfa_agent_name(a) for a in agents]
+    else:
+        if spec is None:
+            raise UsageError(f"suite {suite.name} needs a TURNS@SHOTS spec, e.g. 10@1")
+        if budget_factor is not None or buckets is not None:
+            raise UsageError(
+                "--budget-factor and --buckets apply to DFA suites only; "
+                f"suite {suite.name} is {suite.family}"
+            )
+        agents = [check_agent_name(a) for a in agents]
     if len(set(agents)) != len(agents):
         raise UsageError(f"agent listed twice: {', '.join(agents)}")
-    feedback = parse_feedback(feedback)
-    suite_dir, out_dir = Path(suite_dir), Path(out_dir)
-    suite, boxes = load_suite_boxes(suite_dir)
-    families: dict[str, Family] = {box.info.id: get_family(box.info.family) for box in boxes}
+    boxes = [load_box(suite_dir, entry) for entry in suite.boxes]
+    run = _Run(suite_dir, out_dir, suite, boxes, list(agents), seed, repeats, progress, limits)
+    if dfa:
+        factor = DEFAULT_BUDGET_FACTOR if budget_factor is None else budget_factor
+        check_budget_factor(factor)
+        return run.dfa(factor, tuple(DEFAULT_BUCKETS if buckets is None else buckets))
+    assert spec is not None
+    return run.turns(spec, parse_feedback(feedback or "instant"))
 
-    started, clock = _now(), time.monotonic()
-    total = len(boxes) * len(agents) * repeats
-    done = executed = skipped = 0
-    trajectories: list[Trajectory] = []
-    paths: list[Path] = []
-    for box in boxes:
-        family = families[box.info.id]
-        worker = _Worker(box, limits)
-        try:
-            for agent_name in agents:
-                for rep in range(repeats):
-                    job = EpisodeJob(box.info.id, agent_name, rep)
-                    ctx = EpisodeContext(
-                        suite=suite.name,
-                        agent_name=agent_name,
-                        spec=spec,
-                        feedback=feedback,
-                        seed=seed,
-                        repetition=rep,
-                    )
-                    path = trajectory_path(out_dir, job)
-                    traj = _reusable(path, box, ctx)
-                    if traj is not None:
-                        skipped += 1
-                        action: Literal["ran", "skipped"] = "skipped"
-                    else:
-                        traj = _run_one(box, family, ctx, worker)
-                        save_trajectory(traj, path)
-                        executed += 1
-                        action = "ran"
-                        if traj.status == "failed":
-                            worker.close()  # a fresh worker for the next episode
-                    trajectories.append(traj)
-                    paths.append(path)
-                    done += 1
-                    if progress is not None:
-                        progress(ProgressEvent(done, total, job, action, traj.status))
-        finally:
-            worker.close()
 
-    summary = summarise(
-        trajectories,
-        suite=suite.name,
-        spec=str(spec),
-        feedback=feedback,
-        seed=seed,
-        repeats=repeats,
-    )
-    write_summary(summary, out_dir)
-    manifest = RunManifest(
-        tool_version=__version__,
-        arguments=RunArguments(
-            suite_dir=str(suite_dir),
-            agents=list(agents),
+@dataclass
+class _Run:
+    """The shared loop of both kinds of suite: jobs, resume, workers, manifest."""
+
+    suite_dir: Path
+    out_dir: Path
+    suite: SuiteInfo
+    boxes: list[Box]
+    agents: list[str]
+    seed: int
+    repeats: int
+    progress: Callable[[ProgressEvent], None] | None
+    limits: SandboxLimits | None
+
+    def loop(
+        self,
+        episode: Callable[[Box, str, int, Path, _Worker], tuple[Any, bool]],
+    ) -> tuple[list[Any], list[Path], int, int, str, float]:
+        """Run ``episode(box, agent, rep, path, worker) -> (trajectory, ran)`` over all jobs."""
+        started, clock = _now(), time.monotonic()
+        total = len(self.boxes) * len(self.agents) * self.repeats
+        done = executed = skipped = 0
+        trajectories: list[Any] = []
+        paths: list[Path] = []
+        for box in self.boxes:
+            worker = _Worker(box, self.limits)
+            try:
+                for agent_name in self.agents:
+                    for rep in range(self.repeats):
+                        job = EpisodeJob(box.info.id, agent_name, rep)
+                        path = trajectory_path(self.out_dir, job)
+                        traj, ran = episode(box, agent_name, rep, path, worker)
+                        if ran:
+                            executed += 1
+                            if traj.status == "failed":
+                                worker.close()  # a fresh worker for the next episode
+                        else:
+                            skipped += 1
+                        trajectories.append(traj)
+                        paths.append(path)
+                        done += 1
+                        if self.progress is not None:
+                            action: Literal["ran", "skipped"] = "ran" if ran else "skipped"
+                            self.progress(ProgressEvent(done, total, job, action, traj.status))
+            finally:
+                worker.close()
+        return trajectories, paths, executed, skipped, started, clock
+
+    def finish(
+        self,
+        arguments: RunArguments,
+        summary: Summary | DfaSummary,
+        trajectories: Sequence[Any],
+        paths: list[Path],
+        executed: int,
+        skipped: int,
+        started: str,
+        clock: float,
+    ) -> RunResult:
+        manifest = RunManifest(
+            tool_version=__version__,
+            arguments=arguments,
+            suite=self.suite.name,
+            suite_json_sha256=sha256_hex((self.suite_dir / "suite.json").read_bytes()),
+            box_digests={box.info.id: box.digest for box in self.boxes},
+            started=started,
+            finished=_now(),
+            duration_s=round(time.monotonic() - clock, 3),
+            episodes=len(trajectories),
+            executed=executed,
+            skipped=skipped,
+            failed=sum(t.status == "failed" for t in trajectories),
+        )
+        atomic_write_text(
+            self.out_dir / "run.json", canonical_json(manifest.model_dump(mode="json"))
+        )
+        return RunResult(
+            out_dir=self.out_dir, summary=summary, manifest=manifest, trajectories=tuple(paths)
+        )
+
+    # -- turn@shot ---------------------------------------------------------------
+    def turns(self, spec: TurnShot, feedback: FeedbackMode) -> RunResult:
+        families: dict[str, Family] = {
+            box.info.id: get_family(box.info.family) for box in self.boxes
+        }
+
+        def episode(
+            box: Box, agent_name: str, rep: int, path: Path, worker: _Worker
+        ) -> tuple[Trajectory, bool]:
+            ctx = EpisodeContext(
+                suite=self.suite.name,
+                agent_name=agent_name,
+                spec=spec,
+                feedback=feedback,
+                seed=self.seed,
+                repetition=rep,
+            )
+            traj = _reusable(path, box, ctx)
+            if traj is not None:
+                return traj, False
+            traj = _run_one(box, families[box.info.id], ctx, worker)
+            save_trajectory(traj, path)
+            return traj, True
+
+        trajectories, paths, executed, skipped, started, clock = self.loop(episode)
+        summary = summarise(
+            trajectories,
+            suite=self.suite.name,
             spec=str(spec),
             feedback=feedback,
-            seed=seed,
-            repeats=repeats,
-            out_dir=str(out_dir),
-        ),
-        suite=suite.name,
-        suite_json_sha256=sha256_hex((suite_dir / "suite.json").read_bytes()),
-        box_digests={box.info.id: box.digest for box in boxes},
-        started=started,
-        finished=_now(),
-        duration_s=round(time.monotonic() - clock, 3),
-        episodes=total,
-        executed=executed,
-        skipped=skipped,
-        failed=sum(t.status == "failed" for t in trajectories),
-    )
-    atomic_write_text(out_dir / "run.json", canonical_json(manifest.model_dump(mode="json")))
-    return RunResult(out_dir=out_dir, summary=summary, manifest=manifest, trajectories=tuple(paths))
+            seed=self.seed,
+            repeats=self.repeats,
+        )
+        write_summary(summary, self.out_dir)
+        arguments = RunArguments(
+            suite_dir=str(self.suite_dir),
+            agents=list(self.agents),
+            spec=str(spec),
+            feedback=feedback,
+            seed=self.seed,
+            repeats=self.repeats,
+            out_dir=str(self.out_dir),
+        )
+        return self.finish(
+            arguments, summary, trajectories, paths, executed, skipped, started, clock
+        )
+
+    # -- DFA ---------------------------------------------------------------------
+    def dfa(self, budget_factor: float, buckets: tuple[Bucket, ...]) -> RunResult:
+        def episode(
+            box: Box, agent_name: str, rep: int, path: Path, worker: _Worker
+        ) -> tuple[DfaTrajectory, bool]:
+            traj = _reusable_dfa(path, box, agent_name, self.seed, rep, budget_factor)
+            if traj is not None:
+                return traj, False
+            traj = _run_one_dfa(
+                box, agent_name, self.suite.name, self.seed, rep, budget_factor, worker
+            )
+            save_dfa_trajectory(traj, path)
+            return traj, True
+
+        trajectories, paths, executed, skipped, started, clock = self.loop(episode)
+        summary = summarise_dfa(
+            trajectories,
+            suite=self.suite.name,
+            seed=self.seed,
+            repeats=self.repeats,
+            budget_factor=budget_factor,
+            buckets=buckets,
+        )
+        write_dfa_summary(summary, self.out_dir)
+        arguments = RunArguments(
+            suite_dir=str(self.suite_dir),
+            agents=list(self.agents),
+            spec=None,
+            feedback=None,
+            seed=self.seed,
+            repeats=self.repeats,
+            out_dir=str(self.out_dir),
+            budget_factor=budget_factor,
+            buckets=format_buckets(buckets),
+        )
+        return self.finish(
+            arguments, summary, trajectories, paths, executed, skipped, started, clock
+        )
 
 
 def _run_one(box: Box, family: Family, ctx: EpisodeContext, worker: _Worker) -> Trajectory:
@@ -309,3 +479,66 @@ def _run_one(box: Box, family: Family, ctx: EpisodeContext, worker: _Worker) -> 
         log.warning("agent %s cannot start: %s", ctx.agent_name, exc)
         return failed_trajectory(box, family, ctx, f"{type(exc).__name__}: {exc}")
     return run_episode(box, family, agent, env, ctx)
+
+
+def _reusable_dfa(
+    path: Path, box: Box, agent: str, seed: int, repetition: int, budget_factor: float
+) -> DfaTrajectory | None:
+    """The stored DFA trajectory if it is a completed record of exactly this job."""
+    if not path.exists():
+        return None
+    try:
+        traj = load_dfa_trajectory(path)
+    except CorruptTrajectoryError as exc:
+        log.warning("rerunning episode: %s", exc)
+        return None
+    same = (
+        traj.status == "completed"
+        and traj.box_id == box.info.id
+        and traj.box_digest == box.digest
+        and traj.agent == agent
+        and traj.seed == seed
+        and traj.repetition == repetition
+        and traj.budget_factor == budget_factor
+    )
+    return traj if same else None
+
+
+def _run_one_dfa(
+    box: Box,
+    agent_name: str,
+    suite: str,
+    seed: int,
+    repetition: int,
+    budget_factor: float,
+    worker: _Worker,
+) -> DfaTrajectory:
+    common: dict[str, Any] = {
+        "suite": suite,
+        "budget_factor": budget_factor,
+        "seed": seed,
+        "repetition": repetition,
+    }
+    try:
+        env = worker.get()
+    except OracleBenchError as exc:
+        log.warning("box %s cannot start: %s", box.info.id, exc)
+        return failed_dfa_trajectory(box, agent_name, f"{type(exc).__name__}: {exc}", **common)
+    target, info = box_target(box)
+    budget = episode_budget(info.reference_cost, budget_factor)
+    ctx = DfaAgentContext(
+        alphabet=target.alphabet,
+        budget=budget,
+        intro=dfa_intro(target.alphabet, budget, DEFAULT_MAX_INVALID_STREAK),
+        rng=rng_for(seed, "agent", agent_name, box.info.id, repetition),
+    )
+    try:
+        agent = make_dfa_agent(agent_name, ctx)
+    except Exception as exc:
+        log.warning("agent %s cannot start: %s", agent_name, exc)
+        return failed_dfa_trajectory(box, agent_name, f"{type(exc).__name__}: {exc}", **common)
+    try:
+        layers = sorted(str(getattr(layer, "value", layer)) for layer in env.layers)
+    except Exception:
+        layers = []
+    return run_dfa_episode(box, agent_name, agent, env.call, sandbox_layers=layers, **common)

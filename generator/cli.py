@@ -10,7 +10,9 @@ from pathlib import Path
 from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
+from blackboxes.box import Level
 from blackboxes.families import LEVELS, family_names, get_family
+from blackboxes.families.dfa import DEFAULT_STATES
 from generator.backends import backend_names
 from generator.suite import GenerateConfig, generate_suite
 from oracle_bench.cli import ArgumentParser, configure_logging, suites_root
@@ -22,6 +24,8 @@ _EPILOG = """\
 examples:
   oracle-gen --category ERI --level hard             20 hard cipher boxes into ./suites/
   oracle-gen --category ERI --level easy -n 30 --seed 7 --out my-suite
+  oracle-gen --category DFA --states 4-5 -n 20        20 minimal DFAs with 4 or 5 states
+  oracle-gen --category DFA --level hard             DFAs with 6 to 9 states
 
 Every box is verified before it is written: its code runs in the sandbox and must
 match the trusted reference rule on at least 200 inputs. The same arguments give a
@@ -40,7 +44,12 @@ def build_parser() -> ArgumentParser:
     parser.add_argument(
         "--category", required=True, metavar="CAT", help=f"family code (available: {available})"
     )
-    parser.add_argument("--level", required=True, choices=LEVELS, help="difficulty level")
+    parser.add_argument(
+        "--level",
+        choices=LEVELS,
+        default=None,
+        help="difficulty level (required, except for DFA with --states)",
+    )
     parser.add_argument(
         "-n", type=int, default=20, metavar="N", help="boxes to generate (default 20)"
     )
@@ -65,8 +74,46 @@ def build_parser() -> ArgumentParser:
         metavar="K",
         help="coder/tester/refiner rounds per box before rejecting it (default 3)",
     )
+    dfa = parser.add_argument_group("DFA options")
+    dfa.add_argument(
+        "--states",
+        type=_state_range,
+        default=None,
+        metavar="A-B",
+        help="target state counts, cycled in order (default: easy 2-5, hard 6-9)",
+    )
+    dfa.add_argument(
+        "--counterexamples",
+        choices=("short_random", "minimal"),
+        default=None,
+        help="equivalence-query counterexamples: a hash-seeded pick among the shortest "
+        "lengths kmin..kmin+3 (short_random, default) or the shortest word (minimal)",
+    )
+    dfa.add_argument(
+        "--alphabet-size",
+        type=int,
+        default=None,
+        metavar="K",
+        help="letters a, b, ... (default 2)",
+    )
     parser.add_argument("-v", "--verbose", action="count", default=0, help="more logging")
     return parser
+
+
+def _state_range(text: str) -> tuple[int, int]:
+    lo, sep, hi = text.partition("-")
+    try:
+        return (int(lo), int(hi if sep else lo))
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected A-B or A, got {text!r}") from None
+
+
+def _level(args: argparse.Namespace) -> Level:
+    if args.level is not None:
+        return args.level  # type: ignore[no-any-return]
+    if args.states is not None:
+        return "easy" if args.states[1] <= DEFAULT_STATES["easy"][1] else "hard"
+    raise UsageError("the following arguments are required: --level")
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -74,17 +121,23 @@ def main(argv: list[str] | None = None) -> int:
     err = Console(stderr=True, highlight=False, soft_wrap=True)
     try:
         args = build_parser().parse_args(argv)
-        get_family(args.category)
+        family = get_family(args.category)
+        if args.states is not None and family.name != "DFA":
+            raise UsageError(f"--states applies to DFA boxes, not {family.name}")
         config = GenerateConfig(
             category=args.category,
-            level=args.level,
+            level=_level(args),
             n=args.n,
             seed=args.seed,
             out=args.out,
             backend=args.backend,
             max_attempts=args.max_attempts,
+            states=args.states,
+            counterexamples=args.counterexamples,
+            alphabet_size=args.alphabet_size,
         )
         config.validate()
+        family.configure(**config.family_options())
     except UnknownNameError as exc:
         if exc.what == "category":
             err.print(
@@ -108,7 +161,7 @@ def main(argv: list[str] | None = None) -> int:
             console=console,
             transient=False,
         ) as bar:
-            task = bar.add_task(f"{config.category.upper()} {config.level}", total=config.n)
+            task = bar.add_task(f"{config.category.upper()} {config.label()}", total=config.n)
 
             def progress(done: int, total: int, box_id: str, status: str) -> None:
                 bar.update(task, completed=done, description=f"{box_id} {status}")

@@ -46,6 +46,28 @@ class GenerateConfig:
     differential_inputs: int = 256
     max_candidates: int | None = None
     """Stop after this many candidates even if fewer than ``n`` were accepted (default 3n)."""
+    states: tuple[int, int] | None = None
+    """DFA only: state counts A..B, cycled through in order (default: the level's range)."""
+    counterexamples: str | None = None
+    """DFA only: ``short_random`` (default) or ``minimal``."""
+    alphabet_size: int | None = None
+    """DFA only: letters a, b, ... (default 2)."""
+
+    def family_options(self) -> dict[str, Any]:
+        """The family options this config sets (``Family.configure`` keywords)."""
+        options = {
+            "states": self.states,
+            "counterexamples": self.counterexamples,
+            "alphabet_size": self.alphabet_size,
+        }
+        return {k: v for k, v in options.items() if v is not None}
+
+    def label(self) -> str:
+        """The suite's difficulty label: the level, or the state range when one is given."""
+        if self.states is not None:
+            lo, hi = self.states
+            return f"states{lo}" if lo == hi else f"states{lo}-{hi}"
+        return self.level
 
     def validate(self) -> None:
         if self.level not in LEVELS:
@@ -67,8 +89,9 @@ class GenerateResult:
     """Boxes found already written and verified (a resumed run)."""
 
 
-def default_suite_name(category: str, level: str, seed: int, n: int) -> str:
-    return f"{category.upper()}-{level}-seed{seed}-n{n}"
+def default_suite_name(category: str, label: str, seed: int, n: int) -> str:
+    """``<CAT>-<level or state range>-seed<S>-n<N>``."""
+    return f"{category.upper()}-{label}-seed{seed}-n{n}"
 
 
 def _created() -> str | None:
@@ -97,9 +120,10 @@ def generate_suite(
     arguments) are kept, not regenerated.
     """
     config.validate()
-    family = get_family(config.category)
+    family = get_family(config.category).configure(**config.family_options())
     backend = backend or create_backend(config.backend)
-    name = default_suite_name(family.name, config.level, config.seed, config.n)
+    name = default_suite_name(family.name, config.label(), config.seed, config.n)
+    kinds = family.kinds(config.level)
     out = Path(config.out) if config.out else suites_root / name
     out.mkdir(parents=True, exist_ok=True)
     partial = out / PARTIAL_NAME
@@ -127,7 +151,9 @@ def generate_suite(
                 progress(len(entries), config.n, box_id, "kept")
             continue
         rng = rng_for(config.seed, family.name, config.level, index - 1)
-        rule = family.sample_rule(rng, config.level)
+        # Balanced families (DFA) cycle through their kinds so every bucket gets its share.
+        kind = kinds[(index - 1) % len(kinds)] if family.balanced_kinds else None
+        rule = family.sample_rule(rng, config.level, kind)
         state: dict[str, Any] = {
             "box_id": box_id,
             "family": family.name,
@@ -200,9 +226,14 @@ def _suite_info(
         created=_created(),
         tool_version=__version__,
         backend=backend,
+        options=_options_json(config),
         boxes=list(entries),
         rejected=list(rejected),
     )
+
+
+def _options_json(config: GenerateConfig) -> dict[str, Any]:
+    return {k: list(v) if isinstance(v, tuple) else v for k, v in config.family_options().items()}
 
 
 def _previous_entries(
@@ -217,13 +248,14 @@ def _previous_entries(
         except BoxError:
             logger.warning("ignoring unreadable %s; regenerating", manifest)
             continue
-        same = (suite.family, suite.level, suite.seed, suite.backend, suite.tool_version) == (
-            family,
-            config.level,
-            config.seed,
-            backend,
-            __version__,
-        )
+        same = (
+            suite.family,
+            suite.level,
+            suite.seed,
+            suite.backend,
+            suite.tool_version,
+            suite.options,
+        ) == (family, config.level, config.seed, backend, __version__, _options_json(config))
         if same:
             return {e.id: e for e in suite.boxes}
         logger.info("%s was made with other arguments; regenerating", manifest)

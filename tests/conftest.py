@@ -30,3 +30,15 @@ def eri_hard_suite(tmp_path_factory: pytest.TempPathFactory) -> Path:
     out = tmp_path_factory.mktemp("suites") / "eri-hard"
     generate_suite(GenerateConfig(category="ERI", level="hard", n=4, seed=5, out=out))
     return out
+
+
+@pytest.fixture(scope="session")
+def dfa_suite(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """An 8-box DFA suite, one box per state count 2..9 (seed 3)."""
+    from generator import GenerateConfig, generate_suite
+
+    out = tmp_path_factory.mktemp("suites") / "dfa"
+    generate_suite(
+        GenerateConfig(category="DFA", level="easy", n=8, seed=3, out=out, states=(2, 9))
+    )
+    return out

@@ -125,6 +125,8 @@ def structure_from_diagram(columns: Sequence[tuple[int, int]], n: int, k: int) -
     while stack:
         p, a = stack.pop()
         x, y = columns[col]
+        if not 1 <= y <= x <= n:
+            raise ValueError(f"column {col + 1} = {(x, y)} is not 1 <= y <= x <= n")
         if len(delta) < x:
             q = len(delta)
             delta.append([-1] * k)

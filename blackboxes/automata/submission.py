@@ -80,6 +80,7 @@ def _edges(raw: Any, alphabet: Sequence[str]) -> list[tuple[str, str, str]]:
 
 def parse_submission(data: Any, alphabet: Sequence[str]) -> DFA:
     """The DFA an agent submitted (a dict, or JSON text of one), over ``alphabet``."""
+    alphabet = tuple(alphabet)  # a str would make ``in`` a substring test
     if isinstance(data, str):
         try:
             data = json.loads(data)

@@ -52,4 +52,4 @@ def _load_builtin() -> None:
     global _loaded
     if not _loaded:
         _loaded = True
-        from blackboxes.families import eri  # noqa: F401
+        from blackboxes.families import dfa, eri  # noqa: F401

@@ -7,10 +7,11 @@ import random
 from abc import ABC, abstractmethod
 from collections.abc import Callable, Collection, Mapping
 from dataclasses import dataclass, field
-from typing import Any, ClassVar
+from typing import Any, ClassVar, Literal
 
 from blackboxes.box import BoxInfo, HiddenInfo, JSONValue, Level
 from blackboxes.information import VersionSpace
+from oracle_bench.errors import UsageError
 
 __all__ = ["LEVELS", "Family", "HypothesisSpace", "Rule", "t_info"]
 
@@ -66,6 +67,19 @@ class Family(ABC):
     """True when agents see only the interface (CII/CRI/PSI/ERI), not the rule."""
     test_items: ClassVar[int] = 8
     """Held-out items per episode."""
+    episode: ClassVar[Literal["turns", "dfa"]] = "turns"
+    """``turns``: ORACLE's turn@shot protocol; ``dfa``: MQ/EQ until an EQ is accepted."""
+    balanced_kinds: ClassVar[bool] = False
+    """True: a suite cycles through ``kinds(level)`` in order instead of drawing kinds."""
+
+    def configure(self, **options: Any) -> Family:
+        """A copy of the family with generation options applied (``oracle-gen`` flags).
+
+        Families without options refuse any, naming them.
+        """
+        if options:
+            raise UsageError(f"category {self.name} takes no option {', '.join(sorted(options))}")
+        return self
 
     # -- rules ---------------------------------------------------------------
     @abstractmethod
