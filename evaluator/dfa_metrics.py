@@ -109,8 +109,8 @@ class DfaEpisodeMetrics(_Model):
     hypothesis_sizes: list[int]
     """Minimal (complete) state counts of the successive EQ hypotheses."""
     sizes_monotone: bool
-    """``hypothesis_sizes`` is non-decreasing (the paper's text asks for strictly larger
-    sizes; a repeated size passes here)."""
+    """Each hypothesis is strictly larger than the one before, as with L*, KV and TTT, whose
+    every counterexample adds at least one state (the DFA seed's monotonicity check)."""
     failure: FailureKind
     """On failure: "reasoning" if a passive learner recovers the target from all the
     evidence, else "planning"; "none" on success."""

@@ -1,21 +1,18 @@
 """Time per uniform minimal DFA (Boltzmann sampler) for n = 10 ... 10000, with tries.
 
-Usage: python benchmarks/dfa/bench_sampler.py [--quick] [--seed S] [--no-prototype]
+Usage: python benchmarks/dfa/bench_sampler.py [--quick] [--seed S] [--no-reference]
 
 For each n: the median (and p10/p90) wall time of ``sample_minimal_dfa`` over several
 repetitions, the median divided by n^1.5 relative to n = 10 (the expected cost is
 O(n^1.5)), and the rejection counts per accepted DFA:
 
-- size tries: block-size vectors drawn until they sum to kn (about sqrt(n) of them,
-  each costing O(n); this is where the time goes at large n);
 - diagrams: set partitions drawn until one is k-Dyck (about 1.34 for k = 2);
 - structures: accessible structures drawn until the DFA is minimal (about 1.2).
 
-Side by side, the same sampler with a *prototype* block-size step that draws the
-multiset of sizes as multinomial counts (about 25 binomials per try instead of n
-uniform draws), then the same shuffle-and-cut. Given the multiset, any order of the
-sizes yields the same uniform set partition, so the output law is unchanged. The
-prototype is checked for uniformity on the 1028 minimal 3-state DFAs first.
+Side by side, the *reference* block-size step: n i.i.d. zero-truncated Poisson draws
+(``rng.choices``) repeated until they sum to kn, about sqrt(n) tries of O(n) each. Ours
+draws the same law as multinomial counts per size (about 25 binomials per try). The
+sampler's uniformity on the 1028 minimal 3-state DFAs is checked first.
 """
 
 from __future__ import annotations
@@ -29,7 +26,6 @@ import time
 from collections import Counter
 from collections.abc import Callable, Iterator, MutableSequence, Sequence
 from contextlib import contextmanager
-from functools import cache
 from pathlib import Path
 from typing import Any
 
@@ -46,14 +42,9 @@ QUICK_REPS = {10: 40, 100: 15, 1000: 4, 10000: 2}
 
 
 class CountingRandom(random.Random):
-    """A Random that counts block-size tries (``choices``) and diagrams (``shuffle``)."""
+    """A Random that counts diagrams (one ``shuffle`` each)."""
 
-    size_tries = 0
     diagrams = 0
-
-    def choices(self, *args: Any, **kwargs: Any) -> list[Any]:
-        self.size_tries += 1
-        return super().choices(*args, **kwargs)
 
     def shuffle(self, x: MutableSequence[Any]) -> None:
         self.diagrams += 1
@@ -77,77 +68,22 @@ def counting_structures() -> Iterator[list[int]]:
         sampling.sample_accessible_structure = original
 
 
-# -- the prototype block-size step ---------------------------------------------------
+# -- the reference block-size step -------------------------------------------------
 
 
-def binomial(rng: random.Random, n: int, p: float) -> int:
-    """Binomial(n, p) by inversion, searching outwards from the mode (O(sqrt(npq)) steps)."""
-    if n <= 0 or p <= 0.0:
-        return 0
-    if p >= 1.0:
-        return n
-    q = 1.0 - p
-    mode = min(n, int((n + 1) * p))
-    log_f = (
-        math.lgamma(n + 1)
-        - math.lgamma(mode + 1)
-        - math.lgamma(n - mode + 1)
-        + mode * math.log(p)
-        + (n - mode) * math.log(q)
-    )
-    u = rng.random() - math.exp(log_f)
-    if u <= 0.0:
-        return mode
-    lo = hi = mode
-    f_lo = f_hi = math.exp(log_f)
-    while lo > 0 or hi < n:
-        if lo > 0:
-            f_lo *= lo * q / ((n - lo + 1) * p)
-            lo -= 1
-            u -= f_lo
-            if u <= 0.0:
-                return lo
-        if hi < n:
-            f_hi *= (n - hi) * p / ((hi + 1) * q)
-            hi += 1
-            u -= f_hi
-            if u <= 0.0:
-                return hi
-    return mode  # float round-off left u a hair above 0
-
-
-@cache
-def size_probabilities(k: int) -> list[float]:
+def iid_block_sizes(rng: random.Random, n: int, k: int) -> list[int]:
+    """n i.i.d. zero-truncated Poisson sizes, redrawn until they sum to kn."""
     support, cum = sampling._size_table(k)
-    total = cum[-1]
-    return [(cum[i] - (cum[i - 1] if i else 0.0)) / total for i in range(len(support))]
-
-
-def multinomial_block_sizes(rng: random.Random, n: int, k: int) -> list[int]:
-    """n i.i.d. zero-truncated Poisson(zeta_k) sizes conditioned on summing to kn, as a
-    multiset (sorted): counts by conditional binomials, O(support) work per try."""
-    probs = size_probabilities(k)
-    target = k * n
     while True:
-        left, mass, total = n, 1.0, 0
-        counts = []
-        for j, p in enumerate(probs, start=1):
-            # The last size takes whatever is left (its conditional probability is 1).
-            c = left if j == len(probs) else binomial(rng, left, min(1.0, p / mass))
-            counts.append(c)
-            left -= c
-            mass -= p
-            total += c * j
-            if total > target:
-                break
-        if left == 0 and total == target:
-            return [j for j, c in enumerate(counts, start=1) for _ in range(c)]
+        sizes = rng.choices(support, cum_weights=cum, k=n)
+        if sum(sizes) == k * n:
+            return sizes
 
 
 @contextmanager
-def prototype_sizes() -> Iterator[None]:
+def reference_sizes() -> Iterator[None]:
     original = sampling._block_sizes
-    sampling._block_sizes = multinomial_block_sizes
+    sampling._block_sizes = iid_block_sizes
     try:
         yield
     finally:
@@ -181,17 +117,16 @@ def quantile(xs: Sequence[float], q: float) -> float:
     return ordered[min(len(ordered) - 1, int(q * len(ordered)))]
 
 
-def check_prototype(seed: int, per_cell: int) -> str:
-    """Chi-square of the prototype over the 1028 minimal 3-state DFAs."""
+def check_uniformity(seed: int, per_cell: int) -> str:
+    """Chi-square of the sampler over the 1028 minimal 3-state DFAs."""
     support = set(enumerate_minimal_dfas(3, 2))
     rng = random.Random(seed_for(seed, "bench-sampler", "check"))
-    with prototype_sizes():
-        draws = Counter(
-            (d.delta, d.accepting)
-            for d in (sampling.sample_minimal_dfa(rng, 3) for _ in range(per_cell * len(support)))
-        )
+    draws = Counter(
+        (d.delta, d.accepting)
+        for d in (sampling.sample_minimal_dfa(rng, 3) for _ in range(per_cell * len(support)))
+    )
     if not set(draws) <= support:
-        raise SystemExit("the prototype sampled a DFA outside the support")
+        raise SystemExit("the sampler drew a DFA outside the support")
     expected = per_cell
     stat = sum((draws[x] - expected) ** 2 / expected for x in support)
     df = len(support) - 1
@@ -201,7 +136,7 @@ def check_prototype(seed: int, per_cell: int) -> str:
     covered = len(draws) == len(support) or per_cell < 20
     verdict = "ok" if stat < critical and covered else "FAILED"
     return (
-        f"prototype uniformity (n=3, {per_cell * len(support)} draws): "
+        f"uniformity (n=3, {per_cell * len(support)} draws): "
         f"{len(draws)}/{len(support)} DFAs seen, chi2 = {stat:.0f} on {df} df "
         f"(0.999 critical {critical:.0f}): {verdict}"
     )
@@ -213,20 +148,19 @@ def main() -> None:
     )
     parser.add_argument("--quick", action="store_true", help="few repetitions")
     parser.add_argument("--seed", type=int, default=0)
-    parser.add_argument("--no-prototype", action="store_true")
+    parser.add_argument("--no-reference", action="store_true")
     args = parser.parse_args()
     reps_by_n = QUICK_REPS if args.quick else REPS
-    prototype = not args.no_prototype
+    reference = not args.no_reference
 
-    if prototype:
-        print(check_prototype(args.seed, 5 if args.quick else 20))
+    print(check_uniformity(args.seed, 5 if args.quick else 20))
     header = (
         f"{'n':>6} {'reps':>4} {'median ms':>10} {'p10':>9} {'p90':>9} {'mean':>9}"
         f" {'/n^1.5 vs n=10':>15}"
-        f" {'size tries':>10} {'diagrams':>8} {'structs':>7}"
+        f" {'diagrams':>8} {'structs':>7}"
     )
-    if prototype:
-        header += f" {'proto ms':>9} {'mean':>9} {'speed-up':>8}"
+    if reference:
+        header += f" {'iid ms':>9} {'mean':>9} {'speed-up':>8}"
     print(header)
     base = None
     for n in SIZES:
@@ -240,22 +174,22 @@ def main() -> None:
             f"{n:>6} {reps:>4} {median * 1e3:>10.3f} {quantile(times, 0.1) * 1e3:>9.3f}"
             f" {quantile(times, 0.9) * 1e3:>9.3f} {statistics.fmean(times) * 1e3:>9.3f}"
             f" {scaled / base:>15.2f}"
-            f" {rng.size_tries / rng.diagrams:>10.1f} {rng.diagrams / structures[0]:>8.2f}"
+            f" {rng.diagrams / structures[0]:>8.2f}"
             f" {structures[0] / reps:>7.2f}"
         )
-        if prototype:
-            with prototype_sizes():
-                proto, _ = time_samples(n, reps, args.seed, "prototype", sample_of_size(n))
-            proto_median = statistics.median(proto)
+        if reference:
+            with reference_sizes():
+                ref, _ = time_samples(n, reps, args.seed, "reference", sample_of_size(n))
+            ref_median = statistics.median(ref)
             row += (
-                f" {proto_median * 1e3:>9.3f} {statistics.fmean(proto) * 1e3:>9.3f}"
-                f" {median / proto_median:>8.1f}"
+                f" {ref_median * 1e3:>9.3f} {statistics.fmean(ref) * 1e3:>9.3f}"
+                f" {ref_median / median:>8.1f}"
             )
         print(row, flush=True)
     print(
-        "times in ms per minimal DFA; size tries = block-size vectors per diagram; diagrams ="
+        "times in ms per minimal DFA; diagrams ="
         " partitions per structure (Dyck rejection); structs = structures per minimal DFA"
-        " (minimality rejection); speed-up = median / prototype median."
+        " (minimality rejection); speed-up = iid reference median / our median."
     )
 
 
