@@ -61,7 +61,8 @@ Without --suite, the most recent suite (newest suite.json) under ./suites is eva
 runs/<suite name>/<TURNS>at<SHOTS>-<feedback>-seed<SEED>; rerunning the same command
 resumes, skipping finished episodes.
 
-DFA suites (oracle-gen --category DFA) take no SPEC: each episode is membership and
+DFA suites (oracle-gen --category DFA) take no SPEC and no --feedback (either is refused,
+exit 2, as are --budget-factor and --buckets for other suites): each episode is membership and
 equivalence queries until an equivalence query is accepted or the budget is spent. The
 budget is --budget-factor (default {DEFAULT_BUDGET_FACTOR:g}) times the box's reference cost,
 min(L*, TTT), rounded half up. DFA agents: {", ".join(DEFAULT_DFA_AGENTS)} (the default).
@@ -81,7 +82,8 @@ Examples:
 def _parser() -> argparse.ArgumentParser:
     p = ArgumentParser(
         prog=PROG,
-        description="Evaluate agents on a suite of black boxes with ORACLE's turn@shot protocol.",
+        description="Evaluate agents on a suite of black boxes with ORACLE's turn@shot protocol "
+        "(or, for DFA suites, membership and equivalence queries).",
         epilog=_EPILOG,
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )

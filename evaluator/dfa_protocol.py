@@ -42,7 +42,11 @@ from typing import Any, Literal, Protocol, TypeVar, runtime_checkable
 import templates
 from blackboxes.automata.dfa import DFA
 from blackboxes.automata.oracle import CounterexampleMode, TargetOracle
-from blackboxes.automata.submission import InvalidDfaError, parse_submission
+from blackboxes.automata.submission import (
+    MAX_SUBMITTED_STATES,
+    InvalidDfaError,
+    parse_submission,
+)
 from blackboxes.box import DfaBoxInfo
 from blackboxes.store import Box
 from evaluator.dfa_trajectory import DfaCall, DfaTrajectory, round_half_up
@@ -230,7 +234,7 @@ def _example_dfa(alphabet: Sequence[str]) -> str:
     # Words ending in the first letter: small, complete, and says nothing about the target.
     first = alphabet[0]
     dfa = DFA.build(alphabet, [[1 if a == first else 0 for a in alphabet]] * 2, [1])
-    return _compact(dfa.to_json())
+    return json.dumps(dfa.to_json(), ensure_ascii=False)  # the format's own field order
 
 
 def dfa_intro(alphabet: Sequence[str], budget: int, max_invalid_streak: int) -> str:
@@ -527,9 +531,17 @@ class DfaEnvironment:
         an invalid hypothesis, :class:`EpisodeOver` once the episode is over.
         """
         self._check_open()
-        raw = hypothesis.to_json() if isinstance(hypothesis, DFA) else hypothesis
+        ready: DFA | None = None
+        if isinstance(hypothesis, DFA):
+            raw: Any = hypothesis.to_json()
+            # A DFA object is complete and deterministic already; only its alphabet and
+            # size need the submission checks, so skip re-parsing what it just wrote.
+            if hypothesis.alphabet == self.alphabet and hypothesis.n <= MAX_SUBMITTED_STATES:
+                ready = hypothesis
+        else:
+            raw = hypothesis
         text = _compact({"tool": "equivalence_query", "dfa": raw})
-        shown, verdict = self._equivalence(text, raw)
+        shown, verdict = self._equivalence(text, raw, ready)
         if verdict is None:
             raise InvalidCallError(shown)
         return verdict[1]
@@ -625,7 +637,7 @@ class DfaEnvironment:
             return self._invalid(text, "mq", problem), None, None
         result = self._mq(word)
         value = result.value if result.ok else None
-        if result.ok and value in (0, 1):
+        if result.ok and type(value) is int and value in (0, 1):  # not True/False, not 1.0
             member = bool(value)
             label = "1 (in the language)" if member else "0 (not in the language)"
             head = f"Membership query {_compact(word)}: {label}."
@@ -642,12 +654,16 @@ class DfaEnvironment:
         self._counted(shown, False, text=text, tool="mq", word=word, error=kind)
         return shown, None, kind
 
-    def _equivalence(self, text: str, raw: Any) -> tuple[str, tuple[DFA, str | None] | None]:
+    def _equivalence(
+        self, text: str, raw: Any, ready: DFA | None = None
+    ) -> tuple[str, tuple[DFA, str | None] | None]:
         """(shown, (hypothesis, counterexample or None) or None when invalid)."""
-        try:
-            hypothesis = parse_submission(_normalise_hypothesis(raw), self.alphabet)
-        except InvalidDfaError as exc:
-            return self._invalid(text, "eq", f"invalid DFA: {exc}"), None
+        hypothesis = ready
+        if hypothesis is None:
+            try:
+                hypothesis = parse_submission(_normalise_hypothesis(raw), self.alphabet)
+            except InvalidDfaError as exc:
+                return self._invalid(text, "eq", f"invalid DFA: {exc}"), None
         witness = self._oracle.eq(hypothesis)
         table = hypothesis.to_table()
         if witness is None:

@@ -22,6 +22,7 @@ __all__ = [
     "DFA_TRAJECTORY_SCHEMA_VERSION",
     "DfaCall",
     "DfaTrajectory",
+    "dfa_trajectory_text",
     "load_dfa_trajectory",
     "round_half_up",
     "save_dfa_trajectory",
@@ -70,6 +71,7 @@ class DfaCall(_Model):
     """``invalid_call`` for a call that did not parse or validate, else a box fault kind."""
 
     def hypothesis_dfa(self) -> DFA | None:
+        """The submitted hypothesis as a DFA (None for MQs and unparsed calls)."""
         return None if self.hypothesis is None else DFA.from_table(self.hypothesis)
 
 
@@ -112,6 +114,7 @@ class DfaTrajectory(_Model):
     error: str | None = None
 
     def target_dfa(self) -> DFA:
+        """The hidden target as a DFA."""
         return DFA.from_table(self.target)
 
     def counted(self) -> list[DfaCall]:
@@ -120,6 +123,7 @@ class DfaTrajectory(_Model):
 
 
 def dfa_trajectory_text(traj: DfaTrajectory) -> str:
+    """The canonical JSON text of a DFA trajectory (what is written to disk)."""
     return canonical_json(traj.model_dump(mode="json"))
 
 

@@ -265,6 +265,10 @@ def evaluate_suite(
         raise UsageError(f"invalid repeats {repeats}: must be >= 1")
     if not agents:
         raise UsageError("no agent given")
+    if feedback is not None:
+        feedback = parse_feedback(feedback)
+    if budget_factor is not None:
+        budget_factor = check_budget_factor(budget_factor)
     suite_dir, out_dir = Path(suite_dir), Path(out_dir)
     suite = load_suite(suite_dir)
     dfa = is_dfa_suite(suite)
@@ -292,10 +296,9 @@ def evaluate_suite(
     run = _Run(suite_dir, out_dir, suite, boxes, list(agents), seed, repeats, progress, limits)
     if dfa:
         factor = DEFAULT_BUDGET_FACTOR if budget_factor is None else budget_factor
-        check_budget_factor(factor)
         return run.dfa(factor, tuple(DEFAULT_BUCKETS if buckets is None else buckets))
     assert spec is not None
-    return run.turns(spec, parse_feedback(feedback or "instant"))
+    return run.turns(spec, feedback or "instant")
 
 
 @dataclass

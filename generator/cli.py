@@ -110,7 +110,7 @@ def _state_range(text: str) -> tuple[int, int]:
 
 def _level(args: argparse.Namespace) -> Level:
     if args.level is not None:
-        return args.level  # type: ignore[no-any-return]
+        return args.level
     if args.states is not None:
         return "easy" if args.states[1] <= DEFAULT_STATES["easy"][1] else "hard"
     raise UsageError("the following arguments are required: --level")

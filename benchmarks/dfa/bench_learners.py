@@ -81,7 +81,7 @@ class BitSUL(SUL):
         super().__init__()
         self.teacher = teacher
 
-    def query(self, word: tuple) -> list:  # type: ignore[type-arg]
+    def query(self, word: tuple) -> list:
         return [self.teacher.mq("".join(word))]
 
     def pre(self) -> None:  # pragma: no cover - query() never steps
@@ -108,7 +108,7 @@ class CexOracle(AalpyOracle):
         super().__init__(list(teacher.alphabet), sul)
         self.teacher = teacher
 
-    def find_cex(self, hypothesis: AalpyDfa) -> tuple[str, ...] | None:  # type: ignore[override]
+    def find_cex(self, hypothesis: AalpyDfa) -> tuple[str, ...] | None:
         start = time.perf_counter()
         dfa = from_aalpy(hypothesis, self.teacher.alphabet)
         self.teacher.seconds += time.perf_counter() - start  # conversion counts as oracle time
@@ -127,7 +127,7 @@ def aalpy_lstar(teacher: Teacher) -> DFA:
         all_prefixes_in_obs_table=False,
         print_level=0,
     )
-    return from_aalpy(hyp, teacher.alphabet)  # type: ignore[arg-type]
+    return from_aalpy(hyp, teacher.alphabet)
 
 
 def aalpy_kv(teacher: Teacher) -> DFA:
@@ -140,7 +140,7 @@ def aalpy_kv(teacher: Teacher) -> DFA:
         cache_and_non_det_check=False,
         print_level=0,
     )
-    return from_aalpy(hyp, teacher.alphabet)  # type: ignore[arg-type]
+    return from_aalpy(hyp, teacher.alphabet)
 
 
 ALGORITHMS: dict[str, Callable[[Teacher], DFA]] = {
@@ -195,7 +195,9 @@ def main() -> None:
     print(header)
     ttt_wins = ttt_runs = 0
     for n in SIZES:
-        targets = [sample_minimal_dfa(rng_for(SEED, "bench-learners", n, i), n) for i in range(count)]
+        targets = [
+            sample_minimal_dfa(rng_for(SEED, "bench-learners", n, i), n) for i in range(count)
+        ]
         runs: dict[str, list[Run]] = {name: [] for name in ALGORITHMS}
         for target in targets:
             # Interleave the algorithms per target so drifts hit all of them alike.

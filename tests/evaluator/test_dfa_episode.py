@@ -470,6 +470,24 @@ def test_structured_calls() -> None:
     assert traj.agent_notes == []  # FnAgent has no notes(); the success needs no evaluator note
 
 
+def test_structured_and_text_equivalence_record_the_same() -> None:
+    # start = 1 and an unreachable state: recorded as submitted, not minimised
+    odd = DFA.build("ab", [[2, 0], [1, 0], [1, 2]], [1], start=1)
+    flipped = DFA.build("ba", [[0, 2], [0, 1], [2, 1]], [1], start=1)  # same, letters swapped
+    records = []
+    for play in (
+        lambda env: env.equivalence(odd),
+        lambda env: env.call(eq(odd)),
+        lambda env: env.equivalence(flipped),
+    ):
+        traj = run(FnAgent(play), make_box(HAS_B, 5, mode="short_random"))
+        (call,) = traj.calls
+        records.append((call.hypothesis, call.counterexample, call.shown, call.valid))
+    assert records[0] == records[1] == records[2]
+    assert records[0][0] == {"alphabet": "ab", "delta": [[2, 0], [1, 0], [1, 2]],
+                             "accepting": [1], "start": 1}  # fmt: skip
+
+
 def test_invalid_streak_ends_the_episode() -> None:
     traj = run(TextAgent([mq("a")] + ["nope"] * 10), max_invalid_streak=4)
     assert [c.valid for c in traj.calls] == [True, False, False, False, False]

@@ -563,7 +563,7 @@ def test_random_episodes_match_references(seed: int, n: int, length: int) -> Non
         assert value == 1.0 or not same_language(h, target)
     assert m.hypothesis_sizes == [h.minimise().n for _, h in hyps if h is not None]
     sizes = m.hypothesis_sizes
-    assert m.sizes_monotone == all(a < b for a, b in zip(sizes, sizes[1:], strict=False))
+    assert m.sizes_monotone == all(a < b for a, b in itertools.pairwise(sizes))
     assert m.eq_count_exceeds_states == (m.eq > target.n)
     if m.similarity_curve:
         assert m.best_similarity == max(v for _, v in m.similarity_curve)

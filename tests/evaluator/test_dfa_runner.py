@@ -331,3 +331,30 @@ def test_cli_errors_are_one_line_exit_2(
         evaluate_suite(dfa_suite, ["ttt"], TurnShot(2, 1), None, 0, tmp_path / "p")
     with pytest.raises(UsageError, match="unknown DFA agent 'adaptive'"):
         evaluate_suite(dfa_suite, ["adaptive"], None, None, 0, tmp_path / "p")
+
+
+def test_byte_identical_across_processes(dfa_suite: Path, tmp_path: Path) -> None:
+    """Different hash seeds (fresh interpreters) still give byte-identical DFA runs."""
+    import os
+    import subprocess
+    import sys
+
+    script = (
+        "import sys; from pathlib import Path; from evaluator import evaluate_suite; "
+        "evaluate_suite(Path(sys.argv[1]), ['lstar', 'kv', 'ttt'], None, None, 1, "
+        "Path(sys.argv[2]))"
+    )
+    root = Path(__file__).resolve().parents[2]
+    for hash_seed in ("1", "2"):
+        env = {**os.environ, "PYTHONHASHSEED": hash_seed, "PYTHONPATH": str(root)}
+        subprocess.run(
+            [sys.executable, "-c", script, str(dfa_suite), str(tmp_path / hash_seed)],
+            check=True,
+            env=env,
+            cwd=root,
+            timeout=120,
+        )
+    assert len(_files(tmp_path / "1")) == 24
+    assert _files(tmp_path / "1") == _files(tmp_path / "2")
+    for name in ("summary.json", "summary.csv"):
+        assert (tmp_path / "1" / name).read_bytes() == (tmp_path / "2" / name).read_bytes()

@@ -332,7 +332,7 @@ class TTTLearner:
             node = node.parent
         node = y
         while node not in seen:
-            node = node.parent  # type: ignore[assignment]
+            node = node.parent
             assert node is not None
         return node
 
@@ -377,8 +377,8 @@ class TTTLearner:
         block.temp = False
         self.blocks.remove(block)
         if block.disc == disc:
-            # Already of the final form: its labels are real, only the soft transitions
-            # waiting at the root must now be sifted on.
+            # Already of the final form: the labels below are real queries; only the
+            # soft transitions stopped at this node must now be sifted on through it.
             self.open.extend(block.incoming)
             self.blocks.extend(c for c in block.children if c.disc is not None)
             self._log(f"finalise {old_disc!r} as is")
