@@ -31,6 +31,7 @@ from evaluator.dfa_protocol import (
 from evaluator.dfa_summary import (
     DEFAULT_BUCKETS,
     DfaSummary,
+    dfa_metrics_table,
     dfa_summary_table,
     format_buckets,
     parse_buckets,
@@ -304,6 +305,7 @@ def _run(args: argparse.Namespace, out: Console, err: Console) -> int:
         )
     if isinstance(result.summary, DfaSummary):
         out.print(dfa_summary_table(result.summary))
+        out.print(dfa_metrics_table(result.summary))
     else:
         _tables(out, result.summary)
     m = result.manifest

@@ -25,6 +25,7 @@ from __future__ import annotations
 import statistics
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
+from fractions import Fraction
 from itertools import pairwise
 from typing import Literal
 
@@ -254,19 +255,21 @@ def dfa_episode_metrics(
     }
 
     # Similarity per distinct language: agents often resubmit the same hypothesis.
-    sims: dict[str, float] = {}
+    # Compared as exact fractions: near K = 200 a wrong hypothesis can round to 1.0 as a
+    # float, and must not tie with (and shadow) a later, equivalent one.
+    sims: dict[str, Fraction] = {}
     curve: list[tuple[int, float]] = []
     sizes: list[int] = []
-    best: tuple[float, int, DFA] | None = None
+    best: tuple[Fraction, int, DFA] | None = None
     for s in steps:
         if s.hypothesis is None:
             continue
         h = s.hypothesis
         key = h.fingerprint
         if key not in sims:
-            sims[key] = float(similarity(h, target, max_len=similarity_len))
+            sims[key] = similarity(h, target, max_len=similarity_len)
         value = sims[key]
-        curve.append((s.step, value))
+        curve.append((s.step, float(value)))
         sizes.append(h.minimise().n)
         if best is None or value > best[0]:
             best = (value, s.step, h)
@@ -300,7 +303,7 @@ def dfa_episode_metrics(
         delta_vs_ttt=_delta(cost, "ttt", traj),
         delta_vs_lstar=_delta(cost, "lstar", traj),
         success_at=success_at,
-        best_similarity=None if best is None else best[0],
+        best_similarity=None if best is None else float(best[0]),
         similarity_curve=curve,
         best_step=None if best is None else best[1],
         non_informative=counts,
@@ -374,7 +377,7 @@ class DfaAggregateRow(_Model):
     """Mean gold step over episodes that have one."""
     eq_exceeds_states_share: float | None
     monotone_share: float | None
-    """Among episodes with at least two EQ hypotheses, the share with non-decreasing sizes."""
+    """Among episodes with at least two EQ hypotheses, the share with strictly growing sizes."""
     myhill_nerode_mean: dict[str, float] | None
     """Per score, the mean over episodes that have a hypothesis."""
 

@@ -16,14 +16,21 @@ import math
 import re
 import statistics
 from collections import defaultdict
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
 from typing import Literal
 
-from pydantic import BaseModel, ConfigDict
+from pydantic import BaseModel, ConfigDict, Field
 from rich import box as rich_box
 from rich.table import Table
 
+from evaluator.dfa_metrics import (
+    PAPER_BUCKETS,
+    DfaAggregateRow,
+    DfaEpisodeMetrics,
+    aggregate_dfa_metrics,
+    dfa_episode_metrics,
+)
 from evaluator.dfa_trajectory import DfaTrajectory
 from evaluator.summary import BOOTSTRAP_RESAMPLES, bootstrap_ci
 from oracle_bench.errors import UsageError
@@ -37,6 +44,7 @@ __all__ = [
     "DfaSummary",
     "bucket_label",
     "bucket_of",
+    "dfa_metrics_table",
     "dfa_summary_csv",
     "dfa_summary_table",
     "format_buckets",
@@ -47,7 +55,7 @@ __all__ = [
 
 Bucket = tuple[int, int]
 """An inclusive range of target state counts."""
-DEFAULT_BUCKETS: tuple[Bucket, ...] = ((2, 3), (4, 5), (6, 7), (8, 9))
+DEFAULT_BUCKETS: tuple[Bucket, ...] = PAPER_BUCKETS
 """The DFA seed's complexity levels."""
 
 _DIGITS = 6
@@ -157,6 +165,8 @@ class DfaSummary(_Model):
     bootstrap_resamples: int = BOOTSTRAP_RESAMPLES
     groups: list[DfaGroupRow]
     boxes: list[DfaBoxRow]
+    metrics: list[DfaAggregateRow] = Field(default_factory=list)
+    """The automata-learning metrics per agent x bucket (``evaluator.dfa_metrics``)."""
 
 
 def _r(value: float | None) -> float | None:
@@ -188,9 +198,16 @@ def summarise_dfa(
     repeats: int,
     budget_factor: float,
     buckets: Sequence[Bucket] = DEFAULT_BUCKETS,
+    metrics: Sequence[DfaEpisodeMetrics] | None = None,
 ) -> DfaSummary:
-    """Per-box and per agent x bucket aggregates of DFA trajectories."""
+    """Per-box and per agent x bucket aggregates of DFA trajectories.
+
+    ``metrics`` (one per trajectory, in order) adds the automata-learning metrics rows;
+    without it they are computed here.
+    """
     trajs = list(trajectories)
+    if metrics is None:
+        metrics = [dfa_episode_metrics(t) for t in trajs]
     by_box: dict[tuple[str, str], list[DfaTrajectory]] = defaultdict(list)
     for t in trajs:
         by_box[(t.box_id, t.agent)].append(t)
@@ -257,6 +274,7 @@ def summarise_dfa(
             )
         )
     present = sorted({bucket_of(t.states, buckets) for t in trajs} | set(buckets))
+    rows_m = aggregate_dfa_metrics(trajs, present, metrics=list(metrics))
     return DfaSummary(
         suite=suite,
         seed=seed,
@@ -265,6 +283,7 @@ def summarise_dfa(
         buckets=[bucket_label(b) for b in present],
         groups=groups,
         boxes=rows,
+        metrics=[m for m in rows_m if m.episodes or m.failed],
     )
 
 
@@ -278,11 +297,19 @@ def dfa_summary_csv(summary: DfaSummary) -> str:
     return buffer.getvalue()
 
 
-def write_dfa_summary(summary: DfaSummary, out_dir: Path) -> None:
-    """Write ``summary.json`` and ``summary.csv`` atomically into ``out_dir``."""
+def write_dfa_summary(
+    summary: DfaSummary,
+    out_dir: Path,
+    episode_metrics: Mapping[str, DfaEpisodeMetrics] | None = None,
+) -> None:
+    """Write ``summary.json``, ``summary.csv`` and (given per-episode metrics keyed by
+    trajectory file name) ``metrics.json`` atomically into ``out_dir``."""
     out = Path(out_dir)
     atomic_write_text(out / "summary.json", canonical_json(summary.model_dump(mode="json")))
     atomic_write_text(out / "summary.csv", dfa_summary_csv(summary))
+    if episode_metrics is not None:
+        data = {name: m.model_dump(mode="json") for name, m in sorted(episode_metrics.items())}
+        atomic_write_text(out / "metrics.json", canonical_json(data))
 
 
 def _fmt(value: float | None, digits: int = 1) -> str:
@@ -329,4 +356,44 @@ def dfa_summary_table(summary: DfaSummary) -> Table:
             _fmt(g.invalid_calls_mean),
         ]
         table.add_row(*cells, *([str(g.failed)] if show_failed else []))
+    return table
+
+
+def _pct(value: float | None) -> str:
+    return "-" if value is None else f"{100 * value:.0f}%"
+
+
+def dfa_metrics_table(summary: DfaSummary) -> Table:
+    """One row per agent x bucket: success within 1x and 1.5x the reference cost, mean
+    best-hypothesis similarity, the rate of non-informative calls, planning/reasoning
+    failures, the share of episodes with more EQs than states, the share with strictly
+    growing hypotheses, and the Myhill-Nerode compression precision / state distinction
+    of the best hypothesis."""
+    table = Table(
+        title="automata-learning metrics",
+        title_justify="left",
+        box=rich_box.SIMPLE_HEAVY,
+        pad_edge=False,
+        collapse_padding=True,
+    )
+    table.add_column("agent", no_wrap=True)
+    table.add_column("states", no_wrap=True)
+    headers = ["@1x", "@1.5x", "sim", "non-inf", "plan/rsn", "EQ>n", "grow", "MN c/d"]
+    for name in headers:
+        table.add_column(name, justify="right", no_wrap=True)
+    for m in summary.metrics:
+        mn = m.myhill_nerode_mean or {}
+        comp, dist = mn.get("compression_precision"), mn.get("state_distinction")
+        table.add_row(
+            m.agent,
+            m.bucket,
+            _pct(m.success_at.get("1.0")),
+            _pct(m.success_at.get("1.5")),
+            _fmt(m.best_similarity_mean, 3),
+            _pct(m.non_informative_rate),
+            f"{m.planning_failures}/{m.reasoning_failures}",
+            _pct(m.eq_exceeds_states_share),
+            _pct(m.monotone_share),
+            f"{_fmt(comp, 2)}/{_fmt(dist, 2)}",
+        )
     return table

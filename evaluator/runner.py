@@ -37,6 +37,7 @@ from blackboxes.box import SuiteInfo
 from blackboxes.families import Family, get_family
 from blackboxes.store import Box, load_box, load_suite
 from evaluator.agents import AgentContext, check_agent_name, make_agent
+from evaluator.dfa_metrics import dfa_episode_metrics
 from evaluator.dfa_protocol import (
     DEFAULT_BUDGET_FACTOR,
     DEFAULT_MAX_INVALID_STREAK,
@@ -443,6 +444,7 @@ class _Run:
             return traj, True
 
         trajectories, paths, executed, skipped, started, clock = self.loop(episode)
+        metrics = [dfa_episode_metrics(t) for t in trajectories]
         summary = summarise_dfa(
             trajectories,
             suite=self.suite.name,
@@ -450,8 +452,10 @@ class _Run:
             repeats=self.repeats,
             budget_factor=budget_factor,
             buckets=buckets,
+            metrics=metrics,
         )
-        write_dfa_summary(summary, self.out_dir)
+        by_file = {p.name: m for p, m in zip(paths, metrics, strict=True)}
+        write_dfa_summary(summary, self.out_dir, by_file)
         arguments = RunArguments(
             suite_dir=str(self.suite_dir),
             agents=list(self.agents),

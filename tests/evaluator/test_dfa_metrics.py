@@ -681,3 +681,21 @@ def test_aggregate_rows() -> None:
 
 def test_default_factors_are_the_papers() -> None:
     assert BUDGET_FACTORS == (1.0, 1.25, 1.5, 1.75, 2.0)
+
+
+def test_best_hypothesis_is_chosen_exactly_not_by_rounded_floats() -> None:
+    # Wrong only on the empty word: 1 - 1/(2^201 - 1) is 1.0 as a float at K = 200.
+    # A fresh start state that copies HAS_B's start but flips its acceptance.
+    flipped_empty = DFA.build(
+        AB,
+        [list(row) for row in HAS_B.delta] + [list(HAS_B.delta[HAS_B.start])],
+        [*HAS_B.accepting, not HAS_B.accepting[HAS_B.start]],
+        HAS_B.n,
+    )
+    assert not flipped_empty.equivalent(HAS_B)
+    assert flipped_empty.distinguishing_word(HAS_B) == ""
+    traj = episode(HAS_B, [("eq", flipped_empty), ("eq", HAS_B)])
+    m = dfa_episode_metrics(traj)
+    assert m.similarity_curve[0][1] == 1.0  # rounded as a float
+    assert m.best_step == 2 and m.best_similarity == 1.0
+    assert m.myhill_nerode is not None and set(m.myhill_nerode.values()) == {1.0}
