@@ -12,7 +12,7 @@ from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, T
 
 from blackboxes.box import Level
 from blackboxes.families import LEVELS, family_names, get_family
-from blackboxes.families.dfa import DEFAULT_STATES
+from blackboxes.families.dfa import level_of
 from generator.backends import backend_names
 from generator.suite import GenerateConfig, generate_suite
 from oracle_bench.cli import ArgumentParser, configure_logging, suites_root
@@ -112,7 +112,7 @@ def _level(args: argparse.Namespace) -> Level:
     if args.level is not None:
         return args.level
     if args.states is not None:
-        return "easy" if args.states[1] <= DEFAULT_STATES["easy"][1] else "hard"
+        return level_of(args.states[1])
     raise UsageError("the following arguments are required: --level")
 
 

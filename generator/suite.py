@@ -141,7 +141,7 @@ def generate_suite(
     max_candidates = config.max_candidates or 3 * config.n
     index = 0
     while len(entries) < config.n and index < max_candidates:
-        box_id = f"{family.name}-{config.level}-{index:04d}"
+        box_id = f"{family.name}-{config.label()}-{index:04d}"
         index += 1
         reused = previous.get(box_id)
         if reused is not None and _still_valid(out, reused):

@@ -170,7 +170,7 @@ def test_other_arguments_do_not_reuse_boxes(tmp_path: Path) -> None:
     [
         (
             ["--category", "CRI", "--level", "hard"],
-            "category 'CRI' does not exist yet; available: ERI",
+            "category 'CRI' does not exist yet; available: DFA, ERI",
         ),
         (["--category", "ERI", "--level", "medium"], "invalid choice: 'medium'"),
         (["--category", "ERI", "--level", "easy", "-n", "0"], "-n must be >= 1"),

@@ -19,6 +19,9 @@ def test_dfa_suite_cycles_state_counts_and_verifies_every_box(dfa_suite: Path) -
     assert suite.family == "DFA" and suite.options == {"states": [2, 9]}
     assert suite.name == "DFA-states2-9-seed3-n8"
     assert [b.info.dfa.states for b in boxes if b.info.dfa] == list(range(2, 10))
+    assert [b.info.id for b in boxes][:2] == ["DFA-states2-9-0000", "DFA-states2-9-0001"]
+    # A box's level follows its own size: 2-5 states easy, 6-9 hard.
+    assert [b.info.level for b in boxes] == ["easy"] * 4 + ["hard"] * 4
     family = get_family("DFA")
     for box in boxes:
         assert box.provenance.accepted

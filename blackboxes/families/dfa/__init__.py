@@ -8,7 +8,15 @@ from blackboxes.families.dfa._family import (
     DEFAULT_STATES,
     AutomatonFamily,
     kind_for,
+    level_of,
     states_of,
 )
 
-__all__ = ["BASELINE_LEARNERS", "DEFAULT_STATES", "AutomatonFamily", "kind_for", "states_of"]
+__all__ = [
+    "BASELINE_LEARNERS",
+    "DEFAULT_STATES",
+    "AutomatonFamily",
+    "kind_for",
+    "level_of",
+    "states_of",
+]

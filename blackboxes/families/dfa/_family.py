@@ -19,7 +19,14 @@ from blackboxes.families._base import Family, HypothesisSpace, Rule
 from blackboxes.information import VersionSpace
 from oracle_bench.errors import FamilyError, InvalidQueryError, UnknownNameError, UsageError
 
-__all__ = ["BASELINE_LEARNERS", "DEFAULT_STATES", "AutomatonFamily", "kind_for", "states_of"]
+__all__ = [
+    "BASELINE_LEARNERS",
+    "DEFAULT_STATES",
+    "AutomatonFamily",
+    "kind_for",
+    "level_of",
+    "states_of",
+]
 
 DEFAULT_STATES: dict[str, tuple[int, int]] = {"easy": (2, 5), "hard": (6, 9)}
 """State counts per level: the DFA seed's buckets 2-3, 4-5 (easy) and 6-7, 8-9 (hard)."""
@@ -54,6 +61,11 @@ def states_of(kind: str) -> int:
     if match is None or not 2 <= int(match.group(1)) <= MAX_STATES:
         raise UnknownNameError("DFA rule kind", kind, [kind_for(2), "...", kind_for(MAX_STATES)])
     return int(match.group(1))
+
+
+def level_of(states: int) -> Level:
+    """``easy`` up to 5 states, ``hard`` above (the DFA seed's 2-5 and 6-9 halves)."""
+    return "easy" if states <= DEFAULT_STATES["easy"][1] else "hard"
 
 
 def _alphabet(size: int) -> tuple[str, ...]:
@@ -150,7 +162,8 @@ class AutomatonFamily(Family):
         return Rule(
             family=self.name,
             kind=kind,
-            level=level,
+            # A box's level follows its own size, whatever range the suite spans.
+            level=level_of(states),
             params=checked,
             description=_describe(target),
             fn=fn,
