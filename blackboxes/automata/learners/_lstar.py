@@ -14,7 +14,7 @@ membership bit, the label of ``u + e``.
 - A counterexample ``w`` with hypothesis run ``q_0 .. q_m`` gives
   ``alpha(i) = T(access(q_i) + w[i:])``; ``alpha(0)`` is ``w``'s label and ``alpha(m)`` the
   hypothesis's, which differ. A breakpoint ``i`` makes ``w[i+1:]`` separate
-  ``access(q_i) + w[i]`` from ``access(q_{i+1})``, so adding it to ``E`` unclosed the table
+  ``access(q_i) + w[i]`` from ``access(q_{i+1})``: once it is in ``E`` that row is unclosed
   and a new state appears. A counterexample is reused until the hypothesis agrees with it.
 """
 
