@@ -40,6 +40,7 @@ __all__ = [
     "BUDGET_FACTORS",
     "DEFAULT_SIMILARITY_LEN",
     "DIRECT_KINDS",
+    "MAX_MYHILL_NERODE_STATES",
     "NON_INFORMATIVE_KINDS",
     "PAPER_BUCKETS",
     "DfaAggregateRow",
@@ -54,6 +55,8 @@ BUDGET_FACTORS: tuple[float, ...] = (1.0, 1.25, 1.5, 1.75, 2.0)
 """The paper's post-hoc budget sweep (Figure 9)."""
 DEFAULT_SIMILARITY_LEN = 200
 """K of Sim_{triangle,K}: the paper's text says 200 (its code uses 100)."""
+MAX_MYHILL_NERODE_STATES = 256
+"""Above this many minimal states, the best hypothesis gets no Myhill-Nerode scores."""
 
 NON_INFORMATIVE_KINDS: tuple[str, ...] = (
     "mq_duplicate",
@@ -121,7 +124,9 @@ class DfaEpisodeMetrics(_Model):
     passive_recovered_by: list[str]
     """Passive learners that recover the target from all the evidence."""
     myhill_nerode: dict[str, float] | None
-    """Myhill-Nerode scores of the best hypothesis vs the target; None without an EQ."""
+    """Myhill-Nerode scores of the best hypothesis vs the target; None without an EQ, or
+    when the best hypothesis has more than ``MAX_MYHILL_NERODE_STATES`` minimal states
+    (the exact computation grows with the square of its size)."""
 
 
 @dataclass(frozen=True)
@@ -285,7 +290,7 @@ def dfa_episode_metrics(
     failure: FailureKind = "none" if success else ("reasoning" if recovered else "planning")
 
     mn: dict[str, float] | None = None
-    if best is not None:
+    if best is not None and best[2].minimise().n <= MAX_MYHILL_NERODE_STATES:
         scores = myhill_nerode_scores(best[2], target)
         mn = {
             "compression_precision": scores.compression_precision,

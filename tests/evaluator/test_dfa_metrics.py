@@ -699,3 +699,12 @@ def test_best_hypothesis_is_chosen_exactly_not_by_rounded_floats() -> None:
     assert m.similarity_curve[0][1] == 1.0  # rounded as a float
     assert m.best_step == 2 and m.best_similarity == 1.0
     assert m.myhill_nerode is not None and set(m.myhill_nerode.values()) == {1.0}
+
+
+def test_huge_best_hypothesis_gets_no_myhill_nerode_scores() -> None:
+    big = chain(dm.MAX_MYHILL_NERODE_STATES + 1)
+    m = dfa_episode_metrics(episode(HAS_B, [("eq", big)]), similarity_len=20)
+    assert m.hypothesis_sizes == [dm.MAX_MYHILL_NERODE_STATES + 1]
+    assert m.best_similarity is not None and m.myhill_nerode is None
+    small = dfa_episode_metrics(episode(HAS_B, [("eq", chain(5))]), similarity_len=20)
+    assert small.myhill_nerode is not None
