@@ -1,10 +1,11 @@
 # Two entry points for a fresh machine with only Python and make:
-#   make demo   set up, generate a small ERI suite, evaluate the baseline agents at 10@1
+#   make demo   set up, generate small ERI and DFA suites, evaluate the baseline agents
 #   make test   set up with the dev tools and run the whole test suite
 PYTHON ?= python3
 VENV   ?= .venv
 BIN    := $(VENV)/bin
 DEMO   := suites/demo-ERI-easy
+DEMO_DFA := suites/demo-DFA
 
 .PHONY: demo test lint check bench clean
 
@@ -17,6 +18,8 @@ $(BIN)/oracle-gen: pyproject.toml
 demo: $(BIN)/oracle-gen
 	$(BIN)/oracle-gen --category ERI --level easy -n 12 --seed 0 --out $(DEMO)
 	$(BIN)/oracle-eval 10@1 --suite $(DEMO)
+	$(BIN)/oracle-gen --category DFA --states 2-9 -n 16 --seed 0 --out $(DEMO_DFA)
+	$(BIN)/oracle-eval --suite $(DEMO_DFA) --agent lstar --agent kv --agent ttt
 
 test: $(BIN)/oracle-gen
 	$(BIN)/python -m pytest -q
@@ -30,6 +33,10 @@ check: lint test
 
 bench: $(BIN)/oracle-gen
 	$(BIN)/python benchmarks/sandbox/bench_roundtrip.py
+	$(BIN)/python benchmarks/dfa/bench_sampler.py
+	$(BIN)/python benchmarks/dfa/bench_learners.py
+	$(BIN)/python benchmarks/dfa/bench_similarity.py
+	$(BIN)/python benchmarks/dfa/bench_episode.py
 
 clean:
 	rm -rf $(VENV) suites runs .pytest_cache .mypy_cache .ruff_cache
