@@ -30,6 +30,7 @@ from evaluator.dfa_metrics import (
     DfaEpisodeMetrics,
     aggregate_dfa_metrics,
     dfa_episode_metrics,
+    non_informative_rate_by_step,
 )
 from evaluator.dfa_trajectory import DfaTrajectory
 from evaluator.summary import BOOTSTRAP_RESAMPLES, bootstrap_ci
@@ -300,15 +301,31 @@ def dfa_summary_csv(summary: DfaSummary) -> str:
 def write_dfa_summary(
     summary: DfaSummary,
     out_dir: Path,
-    episode_metrics: Mapping[str, DfaEpisodeMetrics] | None = None,
+    episode_metrics: Mapping[str, tuple[str, DfaEpisodeMetrics]] | None = None,
 ) -> None:
-    """Write ``summary.json``, ``summary.csv`` and (given per-episode metrics keyed by
-    trajectory file name) ``metrics.json`` atomically into ``out_dir``."""
+    """Write ``summary.json``, ``summary.csv`` and, given ``{trajectory file name: (agent,
+    metrics)}``, ``metrics.json`` atomically into ``out_dir``.
+
+    metrics.json holds ``episodes`` (every episode's metrics by file name) and
+    ``non_informative_rate_by_step`` (per agent, ``[step, rate, episodes reaching it]``
+    over the seed paper's three direct kinds).
+    """
     out = Path(out_dir)
     atomic_write_text(out / "summary.json", canonical_json(summary.model_dump(mode="json")))
     atomic_write_text(out / "summary.csv", dfa_summary_csv(summary))
     if episode_metrics is not None:
-        data = {name: m.model_dump(mode="json") for name, m in sorted(episode_metrics.items())}
+        by_agent: dict[str, list[DfaEpisodeMetrics]] = defaultdict(list)
+        for agent, m in episode_metrics.values():
+            by_agent[agent].append(m)
+        data = {
+            "episodes": {
+                name: m.model_dump(mode="json") for name, (_, m) in sorted(episode_metrics.items())
+            },
+            "non_informative_rate_by_step": {
+                agent: [list(row) for row in non_informative_rate_by_step(ms)]
+                for agent, ms in sorted(by_agent.items())
+            },
+        }
         atomic_write_text(out / "metrics.json", canonical_json(data))
 
 

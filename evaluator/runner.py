@@ -454,7 +454,9 @@ class _Run:
             buckets=buckets,
             metrics=metrics,
         )
-        by_file = {p.name: m for p, m in zip(paths, metrics, strict=True)}
+        by_file = {
+            p.name: (t.agent, m) for p, t, m in zip(paths, trajectories, metrics, strict=True)
+        }
         write_dfa_summary(summary, self.out_dir, by_file)
         arguments = RunArguments(
             suite_dir=str(self.suite_dir),

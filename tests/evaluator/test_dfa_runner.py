@@ -16,6 +16,7 @@ from blackboxes.automata.sampling import sample_minimal_dfa
 from blackboxes.box import BoxInfo, DfaBaselineCost, DfaBoxInfo, HiddenInfo, Provenance, SuiteInfo
 from blackboxes.store import load_suite_boxes, write_box, write_suite
 from evaluator.cli import main
+from evaluator.dfa_metrics import dfa_episode_metrics
 from evaluator.dfa_protocol import DfaEnvironment, run_dfa_episode
 from evaluator.dfa_summary import DfaSummary, parse_buckets, summarise_dfa
 from evaluator.dfa_trajectory import load_dfa_trajectory
@@ -135,6 +136,20 @@ def test_baselines_succeed_on_every_box_at_their_recorded_cost(
     on_disk = json.loads((tmp_path / "summary.json").read_text())
     assert on_disk == summary.model_dump(mode="json")
     assert (tmp_path / "summary.csv").read_text().splitlines()[0].startswith("agent,bucket,")
+
+    # metrics.json: every episode's metrics, recomputable from its trajectory alone.
+    metrics = json.loads((tmp_path / "metrics.json").read_text())
+    assert set(metrics["episodes"]) == {p.name for p in result.trajectories}
+    for path in result.trajectories:
+        again = dfa_episode_metrics(load_dfa_trajectory(path))
+        assert metrics["episodes"][path.name] == again.model_dump(mode="json")
+        assert again.success and again.failure == "none" and again.best_similarity == 1.0
+    rates = metrics["non_informative_rate_by_step"]
+    assert sorted(rates) == sorted(BASELINES)
+    # TTT checks each hypothesis against its counterexamples: never a wasted call.
+    assert all(rate == 0.0 for _, rate, _ in rates["ttt"])
+    assert [row.agent for row in summary.metrics] == [g.agent for g in summary.groups]
+    assert all(row.success_at["2.0"] == 1.0 for row in summary.metrics)
 
 
 def test_dfa_runs_are_byte_identical_and_resume(dfa_suite: Path, tmp_path: Path) -> None:
