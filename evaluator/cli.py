@@ -36,7 +36,13 @@ from evaluator.dfa_summary import (
     format_buckets,
     parse_buckets,
 )
-from evaluator.runner import ProgressEvent, RunResult, evaluate_suite, is_dfa_suite
+from evaluator.runner import (
+    MAX_SIMILARITY_LEN,
+    ProgressEvent,
+    RunResult,
+    evaluate_suite,
+    is_dfa_suite,
+)
 from evaluator.spec import FEEDBACK_MODES, FeedbackMode, TurnShot, parse_feedback, parse_spec
 from evaluator.summary import GroupRow, Summary
 from oracle_bench.cli import ArgumentParser, configure_logging, suites_root
@@ -128,6 +134,13 @@ def _parser() -> argparse.ArgumentParser:
         metavar="RANGES",
         help="DFA suites: state-count buckets of the summary "
         f"(default: {format_buckets(DEFAULT_BUCKETS)})",
+    )
+    p.add_argument(
+        "--similarity-len",
+        type=int,
+        default=None,
+        metavar="K",
+        help="DFA suites: best-hypothesis similarity over words of length <= K (default: 200)",
     )
     p.add_argument(
         "--out",
@@ -226,6 +239,10 @@ def _run(args: argparse.Namespace, out: Console, err: Console) -> int:
     buckets = parse_buckets(args.buckets) if args.buckets is not None else None
     if args.budget_factor is not None:
         check_budget_factor(args.budget_factor)
+    if args.similarity_len is not None and not 0 <= args.similarity_len <= MAX_SIMILARITY_LEN:
+        raise UsageError(
+            f"invalid --similarity-len {args.similarity_len}: must be in 0..{MAX_SIMILARITY_LEN}"
+        )
     configure_logging(args.verbose, err)
 
     if args.suite is None:
@@ -261,9 +278,9 @@ def _run(args: argparse.Namespace, out: Console, err: Console) -> int:
                 f"the following arguments are required: SPEC (TURNS@SHOTS, e.g. 10@1) "
                 f"for {suite.family} suite {suite.name}"
             )
-        if args.budget_factor is not None or buckets is not None:
+        if args.budget_factor is not None or buckets is not None or args.similarity_len is not None:
             raise UsageError(
-                f"--budget-factor and --buckets apply to DFA suites only; "
+                f"--budget-factor, --buckets and --similarity-len apply to DFA suites only; "
                 f"{suite.name} is a {suite.family} suite"
             )
         agents = [check_agent_name(a) for a in (args.agents or DEFAULT_AGENTS)]
@@ -302,6 +319,7 @@ def _run(args: argparse.Namespace, out: Console, err: Console) -> int:
             progress=on_progress,
             budget_factor=args.budget_factor if dfa else None,
             buckets=buckets if dfa else None,
+            similarity_len=args.similarity_len if dfa else None,
         )
     if isinstance(result.summary, DfaSummary):
         out.print(dfa_summary_table(result.summary))

@@ -25,6 +25,7 @@ from rich import box as rich_box
 from rich.table import Table
 
 from evaluator.dfa_metrics import (
+    DEFAULT_SIMILARITY_LEN,
     PAPER_BUCKETS,
     DfaAggregateRow,
     DfaEpisodeMetrics,
@@ -166,6 +167,8 @@ class DfaSummary(_Model):
     bootstrap_resamples: int = BOOTSTRAP_RESAMPLES
     groups: list[DfaGroupRow]
     boxes: list[DfaBoxRow]
+    similarity_len: int = DEFAULT_SIMILARITY_LEN
+    """K of the best-hypothesis similarity in ``metrics``."""
     metrics: list[DfaAggregateRow] = Field(default_factory=list)
     """The automata-learning metrics per agent x bucket (``evaluator.dfa_metrics``)."""
 
@@ -200,15 +203,17 @@ def summarise_dfa(
     budget_factor: float,
     buckets: Sequence[Bucket] = DEFAULT_BUCKETS,
     metrics: Sequence[DfaEpisodeMetrics] | None = None,
+    similarity_len: int = DEFAULT_SIMILARITY_LEN,
 ) -> DfaSummary:
     """Per-box and per agent x bucket aggregates of DFA trajectories.
 
     ``metrics`` (one per trajectory, in order) adds the automata-learning metrics rows;
-    without it they are computed here.
+    without it they are computed here, with similarity over words of length <=
+    ``similarity_len``.
     """
     trajs = list(trajectories)
     if metrics is None:
-        metrics = [dfa_episode_metrics(t) for t in trajs]
+        metrics = [dfa_episode_metrics(t, similarity_len=similarity_len) for t in trajs]
     by_box: dict[tuple[str, str], list[DfaTrajectory]] = defaultdict(list)
     for t in trajs:
         by_box[(t.box_id, t.agent)].append(t)
@@ -284,6 +289,7 @@ def summarise_dfa(
         buckets=[bucket_label(b) for b in present],
         groups=groups,
         boxes=rows,
+        similarity_len=similarity_len,
         metrics=[m for m in rows_m if m.episodes or m.failed],
     )
 
@@ -387,7 +393,8 @@ def dfa_metrics_table(summary: DfaSummary) -> Table:
     growing hypotheses, and the Myhill-Nerode compression precision / state distinction
     of the best hypothesis."""
     table = Table(
-        title="automata-learning metrics",
+        title=f"automata-learning metrics (similarity over words of length <= "
+        f"{summary.similarity_len})",
         title_justify="left",
         box=rich_box.SIMPLE_HEAVY,
         pad_edge=False,

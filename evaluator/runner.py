@@ -37,7 +37,7 @@ from blackboxes.box import SuiteInfo
 from blackboxes.families import Family, get_family
 from blackboxes.store import Box, load_box, load_suite
 from evaluator.agents import AgentContext, check_agent_name, make_agent
-from evaluator.dfa_metrics import dfa_episode_metrics
+from evaluator.dfa_metrics import DEFAULT_SIMILARITY_LEN, dfa_episode_metrics
 from evaluator.dfa_protocol import (
     DEFAULT_BUDGET_FACTOR,
     DEFAULT_MAX_INVALID_STREAK,
@@ -79,6 +79,7 @@ if TYPE_CHECKING:
 
 __all__ = [
     "DFA_FAMILY",
+    "MAX_SIMILARITY_LEN",
     "EpisodeJob",
     "ProgressEvent",
     "RunManifest",
@@ -91,6 +92,8 @@ __all__ = [
 log = logging.getLogger(__name__)
 
 DFA_FAMILY = "DFA"
+MAX_SIMILARITY_LEN = 10_000
+"""Beyond this K the big-integer counts only cost time: the score no longer moves."""
 
 
 def is_dfa_suite(suite: SuiteInfo) -> bool:
@@ -133,6 +136,8 @@ class RunArguments(_Model):
     """DFA suites only."""
     buckets: str | None = None
     """DFA suites only: the summary's state buckets, e.g. ``2-3,4-5,6-7,8-9``."""
+    similarity_len: int | None = None
+    """DFA suites only: K of the best-hypothesis similarity (words of length <= K)."""
 
 
 class RunManifest(_Model):
@@ -251,12 +256,14 @@ def evaluate_suite(
     *,
     budget_factor: float | None = None,
     buckets: Sequence[Bucket] | None = None,
+    similarity_len: int | None = None,
 ) -> RunResult:
     """Run every (box, agent, repetition) episode of a suite that is not already done.
 
     Turn@shot suites need ``spec`` (``feedback`` defaults to instant) and refuse
     ``budget_factor``/``buckets``; DFA suites refuse ``spec`` and ``feedback`` and take
-    ``budget_factor`` (default 2) and ``buckets`` (the summary's state ranges). Agent
+    ``budget_factor`` (default 2), ``buckets`` (the summary's state ranges) and
+    ``similarity_len`` (K of the best-hypothesis similarity, default 200). Agent
     names are checked against the suite's kind of episode.
 
     Raises :class:`UsageError` for bad arguments and ``BoxError`` for a missing,
@@ -270,6 +277,10 @@ def evaluate_suite(
         feedback = parse_feedback(feedback)
     if budget_factor is not None:
         budget_factor = check_budget_factor(budget_factor)
+    if similarity_len is not None and not 0 <= similarity_len <= MAX_SIMILARITY_LEN:
+        raise UsageError(
+            f"invalid --similarity-len {similarity_len}: must be in 0..{MAX_SIMILARITY_LEN}"
+        )
     suite_dir, out_dir = Path(suite_dir), Path(out_dir)
     suite = load_suite(suite_dir)
     dfa = is_dfa_suite(suite)
@@ -285,9 +296,9 @@ def evaluate_suite(
     else:
         if spec is None:
             raise UsageError(f"suite {suite.name} needs a TURNS@SHOTS spec, e.g. 10@1")
-        if budget_factor is not None or buckets is not None:
+        if budget_factor is not None or buckets is not None or similarity_len is not None:
             raise UsageError(
-                "--budget-factor and --buckets apply to DFA suites only; "
+                "--budget-factor, --buckets and --similarity-len apply to DFA suites only; "
                 f"suite {suite.name} is {suite.family}"
             )
         agents = [check_agent_name(a) for a in agents]
@@ -297,7 +308,8 @@ def evaluate_suite(
     run = _Run(suite_dir, out_dir, suite, boxes, list(agents), seed, repeats, progress, limits)
     if dfa:
         factor = DEFAULT_BUDGET_FACTOR if budget_factor is None else budget_factor
-        return run.dfa(factor, tuple(DEFAULT_BUCKETS if buckets is None else buckets))
+        k = DEFAULT_SIMILARITY_LEN if similarity_len is None else similarity_len
+        return run.dfa(factor, tuple(DEFAULT_BUCKETS if buckets is None else buckets), k)
     assert spec is not None
     return run.turns(spec, feedback or "instant")
 
@@ -430,7 +442,9 @@ class _Run:
         )
 
     # -- DFA ---------------------------------------------------------------------
-    def dfa(self, budget_factor: float, buckets: tuple[Bucket, ...]) -> RunResult:
+    def dfa(
+        self, budget_factor: float, buckets: tuple[Bucket, ...], similarity_len: int
+    ) -> RunResult:
         def episode(
             box: Box, agent_name: str, rep: int, path: Path, worker: _Worker
         ) -> tuple[DfaTrajectory, bool]:
@@ -444,7 +458,7 @@ class _Run:
             return traj, True
 
         trajectories, paths, executed, skipped, started, clock = self.loop(episode)
-        metrics = [dfa_episode_metrics(t) for t in trajectories]
+        metrics = [dfa_episode_metrics(t, similarity_len=similarity_len) for t in trajectories]
         summary = summarise_dfa(
             trajectories,
             suite=self.suite.name,
@@ -453,6 +467,7 @@ class _Run:
             budget_factor=budget_factor,
             buckets=buckets,
             metrics=metrics,
+            similarity_len=similarity_len,
         )
         by_file = {
             p.name: (t.agent, m) for p, t, m in zip(paths, trajectories, metrics, strict=True)
@@ -468,6 +483,7 @@ class _Run:
             out_dir=str(self.out_dir),
             budget_factor=budget_factor,
             buckets=format_buckets(buckets),
+            similarity_len=similarity_len,
         )
         return self.finish(
             arguments, summary, trajectories, paths, executed, skipped, started, clock

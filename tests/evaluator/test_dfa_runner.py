@@ -342,6 +342,9 @@ def test_cli_errors_are_one_line_exit_2(
         (["--suite", str(eri)], "required: SPEC"),
         (["10@1", "--suite", str(eri), "--budget-factor", "2"], "apply to DFA suites only"),
         (["10@1", "--suite", str(eri), "--buckets", "2-3"], "apply to DFA suites only"),
+        (["10@1", "--suite", str(eri), "--similarity-len", "9"], "apply to DFA suites only"),
+        ([*dfa, "--similarity-len", "-1"], "invalid --similarity-len -1"),
+        ([*dfa, "--similarity-len", "20000"], "invalid --similarity-len 20000"),
     ]
     for argv, needle in cases:
         line = _one_line_error(capsys, argv)
@@ -380,3 +383,20 @@ def test_byte_identical_across_processes(dfa_suite: Path, tmp_path: Path) -> Non
     assert _files(tmp_path / "1") == _files(tmp_path / "2")
     for name in ("summary.json", "summary.csv"):
         assert (tmp_path / "1" / name).read_bytes() == (tmp_path / "2" / name).read_bytes()
+
+
+def test_similarity_len_reaches_the_metrics(dfa_suite: Path, tmp_path: Path) -> None:
+    result = evaluate_suite(dfa_suite, ["lstar"], None, None, 0, tmp_path, similarity_len=3)
+    summary = result.summary
+    assert isinstance(summary, DfaSummary) and summary.similarity_len == 3
+    manifest = json.loads((tmp_path / "run.json").read_text())
+    assert manifest["arguments"]["similarity_len"] == 3
+    metrics = json.loads((tmp_path / "metrics.json").read_text())["episodes"]
+    for path in result.trajectories:
+        traj = load_dfa_trajectory(path)
+        assert metrics[path.name] == dfa_episode_metrics(traj, similarity_len=3).model_dump(
+            mode="json"
+        )
+        # With K = 3 there are only 15 words: the curve's values are multiples of 1/15.
+        for _, value in metrics[path.name]["similarity_curve"]:
+            assert round(value * 15, 9) == round(value * 15)
