@@ -10,37 +10,35 @@ the learners stay correct under any counterexample policy.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 
 from blackboxes.automata.dfa import DFA
 from blackboxes.automata.learners import LEARNERS
+from blackboxes.automata.oracle import CountedOracle
 from evaluator.dfa_protocol import DfaAgentContext, DfaEnvironment, register_dfa_agent
 
 __all__ = ["EnvironmentOracle", "KvAgent", "LearnerAgent", "LstarAgent", "TttAgent"]
 
 
-@dataclass
+@dataclass(frozen=True)
 class EnvironmentOracle:
-    """A learner's oracle over a :class:`DfaEnvironment`, with a word cache."""
+    """The episode's tools seen as an :class:`~blackboxes.automata.oracle.Oracle`.
+
+    No cache here: agents wrap it in a ``CountedOracle``, the same cache the box's own
+    baseline run used.
+    """
 
     env: DfaEnvironment
-    answers: dict[str, bool] = field(default_factory=dict)
 
     @property
     def alphabet(self) -> tuple[str, ...]:
         return self.env.alphabet
 
     def mq(self, word: str) -> bool:
-        known = self.answers.get(word)
-        if known is None:
-            known = self.answers[word] = self.env.membership(word)
-        return known
+        return self.env.membership(word)
 
     def eq(self, hypothesis: DFA) -> str | None:
-        witness = self.env.equivalence(hypothesis)
-        if witness is not None:
-            self.answers.setdefault(witness, not hypothesis.accepts(witness))
-        return witness
+        return self.env.equivalence(hypothesis)
 
 
 class LearnerAgent:
@@ -53,7 +51,7 @@ class LearnerAgent:
         self._notes: list[str] = []
 
     def play(self, env: DfaEnvironment) -> None:
-        oracle = EnvironmentOracle(env)
+        oracle = CountedOracle(EnvironmentOracle(env))
         result = LEARNERS[self.learner](oracle)
         self._notes.append(
             f"{self.learner}: final hypothesis has {result.n} states; "

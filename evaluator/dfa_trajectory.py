@@ -15,8 +15,8 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from blackboxes.automata.dfa import DFA
 from blackboxes.box import DfaBaselineCost
-from evaluator.trajectory import CorruptTrajectoryError, EpisodeStatus
-from oracle_bench.jsonio import atomic_write_text, canonical_json, parse_model
+from evaluator.trajectory import EpisodeStatus, read_record
+from oracle_bench.jsonio import atomic_write_text, canonical_json
 
 __all__ = [
     "DFA_TRAJECTORY_SCHEMA_VERSION",
@@ -134,14 +134,4 @@ def save_dfa_trajectory(traj: DfaTrajectory, path: Path) -> None:
 
 def load_dfa_trajectory(path: Path) -> DfaTrajectory:
     """Load and validate; raises :class:`CorruptTrajectoryError` naming the file."""
-    path = Path(path)
-    try:
-        data = path.read_bytes()
-    except FileNotFoundError:
-        raise CorruptTrajectoryError("file is missing", path) from None
-    except OSError as exc:
-        raise CorruptTrajectoryError(f"unreadable ({exc})", path) from None
-    try:
-        return parse_model(data, DfaTrajectory)
-    except ValueError as exc:
-        raise CorruptTrajectoryError(str(exc), path) from None
+    return read_record(path, DfaTrajectory)

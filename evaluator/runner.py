@@ -29,7 +29,7 @@ import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Literal
+from typing import TYPE_CHECKING, Any, Literal, TypeVar
 
 from pydantic import BaseModel, ConfigDict
 
@@ -188,14 +188,24 @@ def trajectory_path(out_dir: Path, job: EpisodeJob) -> Path:
     return Path(out_dir) / "trajectories" / f"{job.box_id}__{agent}__r{job.repetition}.json"
 
 
-def _reusable(path: Path, box: Box, ctx: EpisodeContext) -> Trajectory | None:
-    """The stored trajectory if it is a completed record of exactly this job."""
+_T = TypeVar("_T")
+
+
+def _stored(path: Path, load: Callable[[Path], _T]) -> _T | None:
+    """The record at ``path``, or None if there is none or it is corrupt (then rerun)."""
     if not path.exists():
         return None
     try:
-        traj = load_trajectory(path)
+        return load(path)
     except CorruptTrajectoryError as exc:
         log.warning("rerunning episode: %s", exc)
+        return None
+
+
+def _reusable(path: Path, box: Box, ctx: EpisodeContext) -> Trajectory | None:
+    """The stored trajectory if it is a completed record of exactly this job."""
+    traj = _stored(path, load_trajectory)
+    if traj is None:
         return None
     same = (
         traj.status == "completed"
@@ -510,12 +520,8 @@ def _reusable_dfa(
     path: Path, box: Box, agent: str, seed: int, repetition: int, budget_factor: float
 ) -> DfaTrajectory | None:
     """The stored DFA trajectory if it is a completed record of exactly this job."""
-    if not path.exists():
-        return None
-    try:
-        traj = load_dfa_trajectory(path)
-    except CorruptTrajectoryError as exc:
-        log.warning("rerunning episode: %s", exc)
+    traj = _stored(path, load_dfa_trajectory)
+    if traj is None:
         return None
     same = (
         traj.status == "completed"

@@ -8,7 +8,7 @@ run timing lives in the run manifest.
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any, Literal
+from typing import Any, Literal, TypeVar
 
 from pydantic import BaseModel, ConfigDict, Field
 
@@ -25,6 +25,7 @@ __all__ = [
     "Trajectory",
     "TurnRecord",
     "load_trajectory",
+    "read_record",
     "save_trajectory",
     "trajectory_text",
 ]
@@ -33,6 +34,7 @@ TRAJECTORY_SCHEMA_VERSION = 1
 
 JSONValue = Any
 EpisodeStatus = Literal["completed", "failed"]
+_M = TypeVar("_M", bound=BaseModel)
 
 
 class CorruptTrajectoryError(EvaluationError, ValueError):
@@ -148,6 +150,14 @@ def save_trajectory(traj: Trajectory, path: Path) -> None:
 
 def load_trajectory(path: Path) -> Trajectory:
     """Load and validate a trajectory; raises :class:`CorruptTrajectoryError` naming the file."""
+    return read_record(path, Trajectory)
+
+
+def read_record(path: Path, model: type[_M]) -> _M:
+    """Load a JSON record written by this package and validate it against ``model``.
+
+    Missing, unreadable or invalid files raise :class:`CorruptTrajectoryError` naming the file.
+    """
     path = Path(path)
     try:
         data = path.read_bytes()
@@ -156,6 +166,6 @@ def load_trajectory(path: Path) -> Trajectory:
     except OSError as exc:
         raise CorruptTrajectoryError(f"unreadable ({exc})", path) from None
     try:
-        return parse_model(data, Trajectory)
+        return parse_model(data, model)
     except ValueError as exc:
         raise CorruptTrajectoryError(str(exc), path) from None
