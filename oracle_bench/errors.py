@@ -16,6 +16,12 @@ and each subclass also inherits the builtin a caller would naturally catch::
     │   ├── IsolationUnavailableError(OSError) requested isolation cannot be had: fail closed
     │   ├── SandboxCompileError(SyntaxError)   the restricted compiler refused the code
     │   └── WorkerError                        the worker process misbehaved (protocol, start-up)
+    ├── ProviderError(RuntimeError)            an LLM provider call failed (after retries)
+    │   ├── ProviderConfigError(UsageError)    unknown provider, missing key, unreachable URL
+    │   ├── ProviderUnavailableError(ConnectionError)
+    │   ├── ProviderTimeoutError(TimeoutError)
+    │   ├── ProviderRateLimitError             429s outlasting the retries
+    │   └── ProviderResponseError(ValueError)  a malformed or truncated reply
     ├── GenerationError(RuntimeError)          the generator graph
     └── EvaluationError(RuntimeError)          the evaluation runner
 
@@ -39,6 +45,12 @@ __all__ = [
     "InvalidQueryError",
     "IsolationUnavailableError",
     "OracleBenchError",
+    "ProviderConfigError",
+    "ProviderError",
+    "ProviderRateLimitError",
+    "ProviderResponseError",
+    "ProviderTimeoutError",
+    "ProviderUnavailableError",
     "SandboxCallFailedError",
     "SandboxCompileError",
     "SandboxError",
@@ -131,6 +143,37 @@ class SandboxTimeoutError(SandboxCallFailedError, TimeoutError):
 
 class SandboxMemoryError(SandboxCallFailedError, MemoryError):
     """A box call exceeded its memory budget."""
+
+
+class ProviderError(OracleBenchError, RuntimeError):
+    """An LLM provider call failed after the retry layer gave up. ``provider`` names it."""
+
+    def __init__(self, message: str, provider: str = "") -> None:
+        self.provider = provider
+        super().__init__(f"{provider}: {message}" if provider else message)
+
+
+class ProviderConfigError(UsageError):
+    """A provider cannot be used as configured: unknown name, missing API key, bad URL.
+
+    Raised before any work starts; the message names what to set.
+    """
+
+
+class ProviderUnavailableError(ProviderError, ConnectionError):
+    """The provider could not be reached (connection refused, DNS, reset)."""
+
+
+class ProviderTimeoutError(ProviderError, TimeoutError):
+    """A provider call timed out."""
+
+
+class ProviderRateLimitError(ProviderError):
+    """The provider kept answering 429 after every retry."""
+
+
+class ProviderResponseError(ProviderError, ValueError):
+    """The provider answered with a malformed, truncated or unusable body (or a 4xx)."""
 
 
 class GenerationError(OracleBenchError, RuntimeError):

@@ -9,15 +9,24 @@ from pathlib import Path
 import pytest
 
 ROOT = Path(__file__).resolve().parents[1]
-PACKAGES = ["oracle_bench", "blackboxes", "sandbox", "generator", "evaluator", "templates"]
+PACKAGES = [
+    "oracle_bench",
+    "blackboxes",
+    "sandbox",
+    "providers",
+    "generator",
+    "evaluator",
+    "templates",
+]
 # Lower layers never import higher ones (DESIGN.md "Layout").
 ALLOWED = {
     "oracle_bench": set(),
     "templates": set(),
     "blackboxes": {"oracle_bench"},
+    "providers": {"oracle_bench"},
     "sandbox": {"oracle_bench", "blackboxes"},
-    "generator": {"oracle_bench", "blackboxes", "sandbox", "templates"},
-    "evaluator": {"oracle_bench", "blackboxes", "sandbox", "templates"},
+    "generator": {"oracle_bench", "blackboxes", "sandbox", "providers", "templates"},
+    "evaluator": {"oracle_bench", "blackboxes", "sandbox", "providers", "templates"},
 }
 
 
