@@ -24,6 +24,8 @@ __all__ = [
     "Attempt",
     "BoxEntry",
     "BoxInfo",
+    "CallRecord",
+    "CallRole",
     "DfaBaselineCost",
     "DfaBoxInfo",
     "HiddenInfo",
@@ -42,6 +44,7 @@ JSONValue = Any
 
 Level = Literal["easy", "hard"]
 Verdict = Literal["correct", "execution_error", "misalignment"]
+CallRole = Literal["designer", "coder", "tester", "refiner"]
 
 
 class _Model(BaseModel):
@@ -113,6 +116,27 @@ class HiddenInfo(_Model):
     """Seeds the held-out items; drawn after exploration, excluding queried inputs."""
 
 
+class CallRecord(_Model):
+    """One LLM call made while generating a box: who, with what, at what price."""
+
+    role: CallRole
+    model: str
+    """``provider/model`` as given on the command line."""
+    params: dict[str, JSONValue] = Field(default_factory=dict)
+    """The effective request parameters the provider reported."""
+    usage: dict[str, int] = Field(default_factory=dict)
+    """Normalised tokens: input, output, cache_read, cache_write, reasoning."""
+    cost_usd: float | None = None
+    """From the pricing table; None when the model has no price."""
+    latency_s: float = 0.0
+    retries: int = 0
+    cached: bool = False
+    """Replayed from a resumed run's cache: nothing was paid for it."""
+    prompt_template: str | None = None
+    """Template under templates/ the prompt was rendered from."""
+    prompt_version: str | None = None
+
+
 class Attempt(_Model):
     """One pass through coder -> tester -> refiner."""
 
@@ -126,9 +150,18 @@ class Attempt(_Model):
     """Named tester checks (compiles, runs, deterministic, non_degenerate, differential...)."""
     template: str | None = None
     model: str | None = None
+    """Model ids of the attempt's calls, comma-separated (None for the procedural backend)."""
     tokens: dict[str, int] = Field(default_factory=dict)
+    """Sums over the attempt's calls."""
     cost_usd: float | None = None
     latency_s: float | None = None
+    calls: list[CallRecord] = Field(default_factory=list)
+    """Every LLM call of the attempt, in order (designer, coder, tester, refiner)."""
+    prompt_version: str | None = None
+    changes: list[str] = Field(default_factory=list)
+    """What the refiner asked the coder to change."""
+    overruled: bool = False
+    """The refiner said ``correct`` but a check failed: the verdict was overruled."""
 
 
 class Provenance(_Model):

@@ -1,17 +1,33 @@
 """Generation: the coder -> tester -> refiner graph, its backends, suite writing."""
 
-from generator.backends import Backend, Judgement, ProceduralBackend, create_backend
+from generator.backends import (
+    Backend,
+    Design,
+    Draft,
+    Judgement,
+    PlayLog,
+    PlayTurn,
+    ProceduralBackend,
+    create_backend,
+)
+from generator.llm_backend import LlmBackend, create_llm_backend
 from generator.suite import GenerateConfig, GenerateResult, generate_suite
 from generator.tester import CandidateReport, check_candidate
 
 __all__ = [
     "Backend",
     "CandidateReport",
+    "Design",
+    "Draft",
     "GenerateConfig",
     "GenerateResult",
     "Judgement",
+    "LlmBackend",
+    "PlayLog",
+    "PlayTurn",
     "ProceduralBackend",
     "check_candidate",
     "create_backend",
+    "create_llm_backend",
     "generate_suite",
 ]

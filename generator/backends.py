@@ -1,8 +1,18 @@
 """Generation backends: who writes the code (coder) and who judges it (refiner).
 
-Only the ``procedural`` backend exists in this release: the coder renders the
-rule kind's jinja2 template and the refiner turns the tester's report into a
-structured verdict. LLM backends plug in through the same protocol.
+Two backends exist: ``procedural`` (the coder renders the rule kind's jinja2
+template, the refiner turns the tester's report into a verdict; offline and
+deterministic) and ``llm`` (``generator.llm_backend``: LLMs write, play-test and
+judge the code). Both speak the protocol below; the graph (``generator.graph``)
+makes the acceptance decision, never the backend alone.
+
+Optional parts of the protocol, looked up with ``getattr`` by the graph:
+
+* ``play_test(rule, family, code) -> PlayLog | None``: a short test-player episode
+  whose log goes to the refiner (the procedural backend has none);
+* ``design: Literal["reference", "llm"]`` and ``design_rule(family, level) -> Design``:
+  with ``design == "llm"`` the backend invents the rule itself and the box has no
+  trusted reference implementation.
 """
 
 from __future__ import annotations
@@ -11,15 +21,19 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Protocol
 
-from blackboxes.box import Verdict
+from blackboxes.box import CallRecord, Verdict
 from blackboxes.families import Family, Rule
 from generator.tester import CandidateReport
-from oracle_bench.errors import UnknownNameError
+from oracle_bench.errors import UnknownNameError, UsageError
 from templates import render
 
 __all__ = [
     "Backend",
+    "Design",
+    "Draft",
     "Judgement",
+    "PlayLog",
+    "PlayTurn",
     "ProceduralBackend",
     "backend_names",
     "create_backend",
@@ -28,11 +42,67 @@ __all__ = [
 
 
 @dataclass(frozen=True)
+class Draft:
+    """What the coder wrote: the code, the template or prompt it came from, its LLM calls."""
+
+    code: str
+    template: str
+    calls: tuple[CallRecord, ...] = ()
+
+
+@dataclass(frozen=True)
 class Judgement:
-    """The refiner's structured verdict."""
+    """The refiner's structured verdict.
+
+    As feedback to the coder (the graph builds it after each rejected attempt),
+    ``evidence`` holds the tester's failing examples and errors.
+    """
 
     verdict: Verdict
     reasons: tuple[str, ...]
+    changes: tuple[str, ...] = ()
+    """What the refiner asks the coder to change."""
+    calls: tuple[CallRecord, ...] = ()
+    evidence: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True)
+class PlayTurn:
+    """One query of a test-player episode and what the box answered."""
+
+    query: str
+    """The query as the player wrote it."""
+    output: str | None = None
+    """The box's rendered answer; None when the query or the call failed."""
+    error: str | None = None
+
+
+@dataclass(frozen=True)
+class PlayLog:
+    """A short test-player episode against a candidate box."""
+
+    turns: tuple[PlayTurn, ...]
+    notes: tuple[str, ...] = ()
+    """Problems with the player's reply itself (unparseable, too few queries)."""
+    calls: tuple[CallRecord, ...] = ()
+
+    def render(self) -> str:
+        """The log as the refiner reads it."""
+        lines = list(self.notes)
+        for i, turn in enumerate(self.turns, 1):
+            if turn.error is not None:
+                lines.append(f"{i}. query {turn.query!r} -> error: {turn.error}")
+            else:
+                lines.append(f"{i}. query {turn.query!r} -> {turn.output!r}")
+        return "\n".join(lines) if lines else "(the test player made no queries)"
+
+
+@dataclass(frozen=True)
+class Design:
+    """A rule the LLM designer invented: a neutral description, no reference implementation."""
+
+    description: str
+    calls: tuple[CallRecord, ...] = ()
 
 
 class Backend(Protocol):
@@ -43,12 +113,19 @@ class Backend(Protocol):
         """Recorded in provenance.json."""
         ...
 
-    def write_code(self, rule: Rule, family: Family, feedback: Judgement | None) -> tuple[str, str]:
-        """Return (code, template or prompt id) for the rule, given the last verdict if any."""
+    def write_code(self, rule: Rule, family: Family, feedback: Judgement | None) -> Draft:
+        """Code for the rule, given the last rejected attempt's verdict and evidence if any."""
         ...
 
-    def judge(self, rule: Rule, family: Family, code: str, report: CandidateReport) -> Judgement:
-        """A structured verdict on the code from the tester's report."""
+    def judge(
+        self,
+        rule: Rule,
+        family: Family,
+        code: str,
+        report: CandidateReport,
+        play_log: str | None,
+    ) -> Judgement:
+        """A structured verdict on the code from the tester's report and play log."""
         ...
 
 
@@ -74,18 +151,35 @@ def backend_names() -> list[str]:
     return sorted(_BACKENDS)
 
 
+@register_backend("llm")
+def _llm_needs_models() -> Backend:
+    # The LLM backend is built with its providers by generator.llm_backend.create_llm_backend.
+    raise UsageError("the llm backend needs models: pass --coder MODEL and --refiner MODEL")
+
+
 def judge_report(report: CandidateReport) -> Judgement:
     """The verdict a tester report supports on its own (the procedural refiner)."""
     checks = report.checks
+    evidence = tuple(report.examples) + tuple(report.errors)
     if not checks.get("compiles", False) or not checks.get("runs", False):
-        return Judgement("execution_error", tuple(report.errors) or ("the code does not run",))
+        return Judgement(
+            "execution_error",
+            tuple(report.errors) or ("the code does not run",),
+            evidence=evidence,
+        )
     if not checks.get("deterministic", False):
-        return Judgement("execution_error", ("outputs differ between two runs of the same input",))
+        return Judgement(
+            "execution_error",
+            ("outputs differ between two runs of the same input",),
+            evidence=evidence,
+        )
     failed = sorted(name for name, ok in checks.items() if not ok)
     if failed:
         reasons = [f"failed checks: {', '.join(failed)}"]
         reasons += list(report.examples) + list(report.errors)
-        return Judgement("misalignment", tuple(reasons))
+        return Judgement("misalignment", tuple(reasons), evidence=evidence)
+    if "differential" not in checks:
+        return Judgement("correct", (f"every property check holds on {report.inputs} inputs",))
     return Judgement(
         "correct", (f"matches the reference rule on all {report.inputs} differential inputs",)
     )
@@ -98,9 +192,16 @@ class ProceduralBackend:
 
     name: str = "procedural"
 
-    def write_code(self, rule: Rule, family: Family, feedback: Judgement | None) -> tuple[str, str]:
+    def write_code(self, rule: Rule, family: Family, feedback: Judgement | None) -> Draft:
         template, context = family.code_template(rule)
-        return render(template, **context), template
+        return Draft(render(template, **context), template)
 
-    def judge(self, rule: Rule, family: Family, code: str, report: CandidateReport) -> Judgement:
+    def judge(
+        self,
+        rule: Rule,
+        family: Family,
+        code: str,
+        report: CandidateReport,
+        play_log: str | None = None,
+    ) -> Judgement:
         return judge_report(report)

@@ -1,26 +1,59 @@
-"""The three-agent generation graph: spec -> coder -> tester -> refiner -> accept | coder | reject.
+"""The three-agent generation graph.
+
+``spec | designer -> coder -> tester -> refiner -> accept | coder | reject``
 
 This is the only module that imports LangGraph. The loop is bounded twice: by
 the ``attempt`` counter in the state and by an explicit recursion limit, so a
 backend that never converges ends in ``reject``, never in an accepted box.
+
+Acceptance is decided here, not by the backend: a candidate is accepted only when
+the refiner says ``correct`` AND every tester check passes (the differential test
+against the trusted reference included, when there is one). A refiner that says
+``correct`` while a check fails is overruled; the attempt records it
+(``overruled: true`` and the reason) and the loop goes on.
+
+With ``design == "llm"`` the backend's designer invents the rule: the state then
+carries ``has_reference: False`` and the designed ``description``, the tester
+skips the differential test (there is nothing trusted to compare with) and the
+verdict rests on the refiner plus every property check.
+
+Errors: a ``ProviderError`` raised by an LLM call inside a node (after the
+provider's own retries) is NOT caught here; it propagates out of ``invoke`` so the
+caller (``generator.suite``) can record the box as failed with the reason and go
+on. With a checkpointer, the state up to the last completed node is saved, so a
+resumed run does not repeat finished nodes.
 """
 
 from __future__ import annotations
 
+import inspect
+from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Any, Literal
 
 from langgraph.graph import END, START, StateGraph
 
-from blackboxes.families import Family
+from blackboxes.box import CallRecord, Level
+from blackboxes.families import Family, Rule
 from generator._state import CandidateState
-from generator.backends import Backend, Judgement
+from generator.backends import Backend, Draft, Judgement
 from generator.tester import CandidateReport, check_candidate
+from oracle_bench.errors import GenerationError
 from oracle_bench.jsonio import sha256_hex
 from oracle_bench.rng import rng_for
 from sandbox import SandboxLimits
 
-__all__ = ["GraphSettings", "build_graph", "recursion_limit"]
+__all__ = [
+    "DESIGNED_KIND",
+    "GraphSettings",
+    "attempt_summary",
+    "build_graph",
+    "designed_rule",
+    "recursion_limit",
+]
+
+DESIGNED_KIND = "llm_designed"
+"""``Rule.kind`` of a rule an LLM designed (it has no reference implementation)."""
 
 
 @dataclass(frozen=True)
@@ -32,38 +65,145 @@ class GraphSettings:
 
 
 def recursion_limit(max_attempts: int) -> int:
-    """Steps one candidate may take: spec, three per attempt, and the final node."""
+    """Steps one candidate may take: spec or designer, three per attempt, and the final node."""
     return 3 * max_attempts + 3
 
 
-def build_graph(family: Family, backend: Backend, settings: GraphSettings) -> Any:
-    """Compile the graph for one family and backend."""
+def attempt_summary(calls: Iterable[CallRecord]) -> dict[str, Any]:
+    """An attempt's ``model``, ``tokens``, ``cost_usd``, ``latency_s``, ``prompt_version``.
 
-    def rule_of(state: CandidateState) -> Any:
-        return family.rule_from_params(state["kind"], state["level"], state["params"])  # type: ignore[arg-type]
+    Sums over its calls. The cost is None when any paid call has no price (the
+    total would be wrong); cached calls cost nothing. No calls: no model, no cost.
+    """
+    calls = list(calls)
+    if not calls:
+        return {
+            "model": None,
+            "tokens": {},
+            "cost_usd": None,
+            "latency_s": None,
+            "prompt_version": None,
+        }
+    tokens: dict[str, int] = {}
+    for call in calls:
+        for key, value in call.usage.items():
+            tokens[key] = tokens.get(key, 0) + value
+    costs = [0.0 if c.cached else c.cost_usd for c in calls]
+    models = list(dict.fromkeys(c.model for c in calls))
+    versions = [c.prompt_version for c in calls if c.prompt_version is not None]
+    return {
+        "model": ",".join(models),
+        "tokens": dict(sorted(tokens.items())),
+        "cost_usd": None if any(c is None for c in costs) else sum(c for c in costs if c),
+        "latency_s": sum(c.latency_s for c in calls),
+        "prompt_version": versions[0] if versions else None,
+    }
+
+
+def _no_reference(x: Any) -> Any:
+    raise GenerationError("an LLM-designed rule has no reference implementation")
+
+
+def designed_rule(family: Family, level: Level, description: str) -> Rule:
+    """The Rule handed to the coder and refiner for an LLM-designed box."""
+    return Rule(
+        family=family.name,
+        kind=DESIGNED_KIND,
+        level=level,
+        params={},
+        description=description,
+        fn=_no_reference,
+    )
+
+
+def _as_draft(value: Draft | tuple[str, str]) -> Draft:
+    # Backends written for the first protocol returned (code, template).
+    if isinstance(value, Draft):
+        return value
+    code, template = value
+    return Draft(code, template)
+
+
+def _dump(calls: Iterable[CallRecord]) -> list[dict[str, Any]]:
+    return [c.model_dump(mode="json") for c in calls]
+
+
+def build_graph(
+    family: Family, backend: Backend, settings: GraphSettings, *, checkpointer: Any = None
+) -> Any:
+    """Compile the graph for one family and backend.
+
+    ``checkpointer`` (e.g. a LangGraph ``SqliteSaver``) is passed to
+    ``compile(checkpointer=...)``; invoke with ``{"configurable": {"thread_id": box_id}}``
+    then. ``ProviderError`` from a backend propagates out of ``invoke`` (see the
+    module docstring).
+    """
+    design_mode: str = getattr(backend, "design", "reference")
+    play_test = getattr(backend, "play_test", None)
+    judge_params = inspect.signature(backend.judge).parameters
+    judge_takes_play_log = len(judge_params) >= 5 or "play_log" in judge_params
+
+    def rule_of(state: CandidateState) -> Rule:
+        level: Level = state["level"]  # type: ignore[assignment]
+        if not state.get("has_reference", True):
+            return designed_rule(family, level, state["description"])
+        return family.rule_from_params(state["kind"], level, state["params"])
 
     def spec(state: CandidateState) -> dict[str, Any]:
         rule = rule_of(state)
-        return {"description": rule.description, "attempt": 0}
+        return {
+            "description": rule.description,
+            "has_reference": True,
+            "attempt": 0,
+            "design_calls": [],
+        }
+
+    def designer(state: CandidateState) -> dict[str, Any]:
+        design = backend.design_rule(family, state["level"])  # type: ignore[attr-defined]
+        return {
+            "description": design.description,
+            "has_reference": False,
+            "attempt": 0,
+            "design_calls": _dump(design.calls),
+        }
 
     def coder(state: CandidateState) -> dict[str, Any]:
         feedback = None
         if state.get("verdict") and state.get("verdict") != "correct":
-            feedback = Judgement(state["verdict"], tuple(state.get("reasons", [])))  # type: ignore[arg-type]
-        code, template = backend.write_code(rule_of(state), family, feedback)
-        return {"code": code, "template": template, "attempt": state.get("attempt", 0) + 1}
+            feedback = Judgement(
+                state["verdict"],  # type: ignore[arg-type]
+                tuple(state.get("reasons", [])),
+                changes=tuple(state.get("changes", [])),
+                evidence=tuple(state.get("evidence", [])),
+            )
+        draft = _as_draft(backend.write_code(rule_of(state), family, feedback))
+        return {
+            "code": draft.code,
+            "template": draft.template,
+            "attempt": state.get("attempt", 0) + 1,
+            "pending_calls": _dump(draft.calls),
+            "play_log": None,
+        }
 
     def tester(state: CandidateState) -> dict[str, Any]:
         rng = rng_for(settings.seed, state["box_id"], "differential", state["attempt"])
+        rule = rule_of(state)
         report = check_candidate(
             state["code"],
-            rule_of(state),
+            rule if state.get("has_reference", True) else None,
             family,
             rng,
             n_inputs=settings.differential_inputs,
             limits=settings.limits,
         )
-        return {"report": report.to_json()}
+        pending = list(state.get("pending_calls", []))
+        play_log = None
+        if play_test is not None and report.checks.get("compiles", False):
+            log = play_test(rule, family, state["code"])
+            if log is not None:
+                play_log = log.render()
+                pending += _dump(log.calls)
+        return {"report": report.to_json(), "play_log": play_log, "pending_calls": pending}
 
     def refiner(state: CandidateState) -> dict[str, Any]:
         report = CandidateReport(
@@ -74,9 +214,14 @@ def build_graph(family: Family, backend: Backend, settings: GraphSettings) -> An
             examples=state["report"]["examples"],
             layers=tuple(state["report"]["layers"]),
         )
-        judgement = backend.judge(rule_of(state), family, state["code"], report)
+        rule = rule_of(state)
+        if judge_takes_play_log:
+            judgement = backend.judge(rule, family, state["code"], report, state.get("play_log"))
+        else:  # a backend written for the first protocol
+            judgement = backend.judge(rule, family, state["code"], report)  # type: ignore[call-arg]
         reasons = list(judgement.reasons)
         verdict = judgement.verdict
+        overruled = False
         if verdict == "correct" and not report.passed:
             # The refiner never gets the last word against a failing check.
             failed = sorted(k for k, ok in report.checks.items() if not ok)
@@ -84,6 +229,13 @@ def build_graph(family: Family, backend: Backend, settings: GraphSettings) -> An
                 f"overruled: refiner said correct but checks failed: {', '.join(failed)}"
             )
             verdict = "execution_error" if not report.checks.get("runs", False) else "misalignment"
+            overruled = True
+        calls = [CallRecord.model_validate(c) for c in state.get("pending_calls", [])]
+        if state["attempt"] == 1:
+            designed = [CallRecord.model_validate(c) for c in state.get("design_calls", [])]
+            calls = designed + calls
+        calls += judgement.calls
+        summary = attempt_summary(calls)
         record = {
             "index": state["attempt"],
             "code_sha256": sha256_hex(state["code"]),
@@ -93,11 +245,23 @@ def build_graph(family: Family, backend: Backend, settings: GraphSettings) -> An
             "differential_mismatches": report.mismatches,
             "checks": dict(sorted(report.checks.items())),
             "template": state.get("template"),
+            **summary,
+            "calls": _dump(calls),
+            "changes": list(judgement.changes),
+            "overruled": overruled,
         }
-        return {"verdict": verdict, "reasons": reasons, "attempts": [record]}
+        return {
+            "verdict": verdict,
+            "reasons": reasons,
+            "changes": list(judgement.changes),
+            "evidence": list(report.examples) + list(report.errors),
+            "attempts": [record],
+            "pending_calls": [],
+        }
 
     def route(state: CandidateState) -> Literal["accept", "coder", "reject"]:
-        if state["verdict"] == "correct":
+        passed = bool(state["report"]["checks"]) and all(state["report"]["checks"].values())
+        if state["verdict"] == "correct" and passed:
             return "accept"
         return "coder" if state["attempt"] < settings.max_attempts else "reject"
 
@@ -108,14 +272,15 @@ def build_graph(family: Family, backend: Backend, settings: GraphSettings) -> An
         return {"status": "rejected"}
 
     graph = StateGraph(CandidateState)
-    graph.add_node("spec", spec)
+    first = "designer" if design_mode == "llm" else "spec"
+    graph.add_node(first, designer if design_mode == "llm" else spec)
     graph.add_node("coder", coder)
     graph.add_node("tester", tester)
     graph.add_node("refiner", refiner)
     graph.add_node("accept", accept)
     graph.add_node("reject", reject)
-    graph.add_edge(START, "spec")
-    graph.add_edge("spec", "coder")
+    graph.add_edge(START, first)
+    graph.add_edge(first, "coder")
     graph.add_edge("coder", "tester")
     graph.add_edge("tester", "refiner")
     graph.add_conditional_edges(
@@ -123,4 +288,4 @@ def build_graph(family: Family, backend: Backend, settings: GraphSettings) -> An
     )
     graph.add_edge("accept", END)
     graph.add_edge("reject", END)
-    return graph.compile()
+    return graph.compile(checkpointer=checkpointer)

@@ -4,7 +4,8 @@ Checks, each named in the report: the code compiles under the sandbox's policy,
 every call returns a value, the outputs fit the family's schema, a second,
 fresh worker gives byte-identical outputs (determinism), the outputs are not
 degenerate (identity, constant, or echoing), and a differential test against
-the trusted reference rule agrees on every input.
+the trusted reference rule agrees on every input. A box designed by an LLM has
+no trusted reference (``rule=None``): every check but the differential one runs.
 """
 
 from __future__ import annotations
@@ -58,7 +59,7 @@ def _short(value: Any) -> str:
 
 def check_candidate(
     code: str,
-    rule: Rule,
+    rule: Rule | None,
     family: Family,
     rng: random.Random,
     *,
@@ -66,7 +67,10 @@ def check_candidate(
     entry: str = "blackbox",
     limits: SandboxLimits | None = None,
 ) -> CandidateReport:
-    """Run ``code`` on ``n_inputs`` differential inputs and judge it against ``rule``."""
+    """Run ``code`` on ``n_inputs`` differential inputs and judge it against ``rule``.
+
+    With ``rule=None`` (no trusted reference) the report has no ``differential`` check.
+    """
     limits = limits or SandboxLimits()
     inputs = family.differential_inputs(rng, n_inputs)
     checks: dict[str, bool] = {}
@@ -94,18 +98,23 @@ def check_candidate(
             outputs.append(result.value)
     failed_calls = sum(1 for o in outputs if o is None)
     checks["runs"] = failed_calls == 0
-    checks["schema"] = all(o is None or family.output_fits(o) for o in outputs)
-    for x, got in zip(inputs, outputs, strict=True):
-        if got is None:
-            continue
-        expected = rule(x)
-        if got != expected:
-            mismatches += 1
-            if len(examples) < _MAX_EXAMPLES:
-                examples.append(
-                    f"input {_short(x)}: expected {_short(expected)}, got {_short(got)}"
-                )
-    checks["differential"] = mismatches == 0 and failed_calls == 0
+    misfits = [(x, o) for x, o in zip(inputs, outputs, strict=True) if o is not None]
+    misfits = [(x, o) for x, o in misfits if not family.output_fits(o)]
+    checks["schema"] = not misfits
+    for x, o in misfits[:2]:
+        errors.append(f"input {_short(x)}: output {_short(o)} does not fit the output schema")
+    if rule is not None:
+        for x, got in zip(inputs, outputs, strict=True):
+            if got is None:
+                continue
+            expected = rule(x)
+            if got != expected:
+                mismatches += 1
+                if len(examples) < _MAX_EXAMPLES:
+                    examples.append(
+                        f"input {_short(x)}: expected {_short(expected)}, got {_short(got)}"
+                    )
+        checks["differential"] = mismatches == 0 and failed_calls == 0
     checks["deterministic"] = _deterministic(code, entry, limits, inputs, outputs)
     valid = [(x, y) for x, y in zip(inputs, outputs, strict=True) if y is not None]
     checks["non_degenerate"] = _non_degenerate(valid)

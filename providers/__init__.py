@@ -1,8 +1,23 @@
 """LLM providers: one interface over the openai and anthropic SDKs and scripted replies.
 
 The only package that imports vendor SDKs, and only lazily, when such a provider is built.
+``create_provider("openai/gpt-5.4")``, ``create_provider("anthropic/claude-sonnet-4-5")``,
+``create_provider("scripted/replies.jsonl")``; ``check_provider`` is the preflight.
 """
 
+from providers.cache import CallCache, call_key
+from providers.pricing import ModelPrice, PricingTable, load_pricing
+from providers.registry import (
+    ProviderBackend,
+    ProviderSettings,
+    check_provider,
+    create_provider,
+    parse_model_options,
+    parse_model_spec,
+    provider_names,
+    register_provider,
+)
+from providers.retry import RetryPolicy, TransientError, with_retries
 from providers.types import (
     ChatMessage,
     Provider,
@@ -15,12 +30,28 @@ from providers.types import (
 )
 
 __all__ = [
+    "CallCache",
     "ChatMessage",
+    "ModelPrice",
+    "PricingTable",
     "Provider",
+    "ProviderBackend",
+    "ProviderSettings",
     "Reply",
     "RetryEvent",
     "RetryHook",
+    "RetryPolicy",
     "ToolCall",
     "ToolSpec",
+    "TransientError",
     "Usage",
+    "call_key",
+    "check_provider",
+    "create_provider",
+    "load_pricing",
+    "parse_model_options",
+    "parse_model_spec",
+    "provider_names",
+    "register_provider",
+    "with_retries",
 ]

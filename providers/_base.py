@@ -1,0 +1,332 @@
+"""What every provider shares: settings, the call cache, the concurrency bound, retries,
+timing, pricing and the ``params`` record. A provider implements one attempt."""
+
+from __future__ import annotations
+
+import json
+import logging
+import os
+import socket
+import threading
+import time
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from http import HTTPStatus
+from typing import Any
+from urllib.parse import urlsplit
+
+from oracle_bench.errors import (
+    ProviderConfigError,
+    ProviderRateLimitError,
+    ProviderResponseError,
+    ProviderUnavailableError,
+)
+from providers.cache import CallCache, call_key
+from providers.pricing import PricingTable
+from providers.retry import RetryPolicy, TransientError, parse_retry_after, run_with_retries
+from providers.types import ChatMessage, Reply, RetryHook, ToolCall, ToolSpec, Usage
+
+log = logging.getLogger(__name__)
+
+PLACEHOLDER_KEY = "oracle-bench-no-key"
+"""Sent as the API key to a self-hosted server when no key is set (they ignore it)."""
+
+
+@dataclass(frozen=True)
+class ProviderSettings:
+    """Everything ``create_provider`` resolved for one provider instance."""
+
+    provider: str
+    """The registered provider name: ``openai``, ``anthropic``, ``scripted``."""
+    model: str
+    """The model id after the slash (a file path for ``scripted``)."""
+    options: Mapping[str, Any] = field(default_factory=dict)
+    base_url: str | None = None
+    timeout: float = 600.0
+    retry: RetryPolicy = field(default_factory=RetryPolicy)
+    on_retry: RetryHook | None = None
+    cache: CallCache | None = None
+    pricing: PricingTable = field(default_factory=PricingTable)
+    semaphore: threading.BoundedSemaphore | None = None
+
+    @property
+    def spec(self) -> str:
+        return f"{self.provider}/{self.model}"
+
+
+@dataclass(frozen=True)
+class Attempt:
+    """What one successful attempt produced, before accounting."""
+
+    text: str
+    tool_calls: list[ToolCall]
+    finish_reason: str | None
+    usage: Usage
+    notes: Mapping[str, Any] = field(default_factory=dict)
+    """Extra entries for ``Reply.params`` (e.g. a dropped response_format)."""
+
+
+class BaseProvider:
+    """Cache, concurrency bound, retries, latency, cost and params around ``_attempt``."""
+
+    def __init__(self, settings: ProviderSettings) -> None:
+        self.settings = settings
+
+    @property
+    def name(self) -> str:
+        return self.settings.spec
+
+    def effective_options(self) -> dict[str, Any]:
+        """The model options as sent (defaults filled in); part of the cache key."""
+        return dict(self.settings.options)
+
+    def _attempt(
+        self,
+        messages: Sequence[ChatMessage],
+        tools: Sequence[ToolSpec],
+        tool_choice: str | None,
+        json_schema: dict[str, Any] | None,
+    ) -> Attempt:
+        """One request. Raise ``TransientError`` to be retried, ``ProviderError`` to stop."""
+        raise NotImplementedError
+
+    def close(self) -> None:
+        """Release the HTTP client, if any (providers are also fine to drop unclosed)."""
+        client = getattr(self, "_client", None)
+        if client is not None:
+            client.close()
+
+    def _cache_hit(self, reply: Reply, messages: Sequence[ChatMessage]) -> None:
+        """Called when a call is served from the cache (the scripted provider advances)."""
+
+    def complete(
+        self,
+        messages: Sequence[ChatMessage],
+        *,
+        tools: Sequence[ToolSpec] = (),
+        tool_choice: str | None = None,
+        json_schema: dict[str, Any] | None = None,
+    ) -> Reply:
+        if tool_choice is not None and tool_choice not in {t.name for t in tools}:
+            raise ValueError(f"tool_choice {tool_choice!r} is not one of the tools offered")
+        settings = self.settings
+        options = self.effective_options()
+        key = None
+        if settings.cache is not None:
+            key = call_key(
+                provider=settings.provider,
+                model=settings.model,
+                messages=messages,
+                tools=tools,
+                tool_choice=tool_choice,
+                json_schema=json_schema,
+                options=options,
+            )
+            hit = settings.cache.get(key)
+            if hit is not None:
+                log.debug("%s: served from the call cache (%s)", self.name, key[:12])
+                self._cache_hit(hit, messages)
+                return hit.model_copy(update={"cached": True, "cost_usd": 0.0})
+
+        def attempt() -> Attempt:
+            return self._attempt(messages, tools, tool_choice, json_schema)
+
+        sem = settings.semaphore
+        if sem is not None:
+            sem.acquire()
+        try:
+            start = time.perf_counter()
+            result, retries = run_with_retries(
+                attempt,
+                policy=settings.retry,
+                provider_name=self.name,
+                on_retry=settings.on_retry,
+            )
+            latency = time.perf_counter() - start
+        finally:
+            if sem is not None:
+                sem.release()
+
+        params: dict[str, Any] = {
+            "provider": settings.provider,
+            "model": settings.model,
+            "options": options,
+            "base_url": settings.base_url,
+            "tools": [t.name for t in tools],
+            "tool_choice": tool_choice,
+            "json_schema": json_schema is not None,
+        }
+        params.update(result.notes)
+        reply = Reply(
+            text=result.text,
+            tool_calls=result.tool_calls,
+            finish_reason=result.finish_reason,
+            usage=result.usage,
+            model=self.name,
+            params=params,
+            latency_s=latency,
+            cost_usd=settings.pricing.price(self.name, result.usage),
+            retries=retries,
+        )
+        if settings.cache is not None and key is not None:
+            settings.cache.put(key, reply)
+        return reply
+
+
+def is_local_url(url: str) -> bool:
+    host = (urlsplit(url).hostname or "").lower()
+    return host in {"localhost", "::1", "0.0.0.0"} or host.startswith("127.")
+
+
+def resolve_api_key(
+    *, key_env: str, url_env: str, base_url: str | None, default_host: str
+) -> tuple[str, str | None]:
+    """``(api_key, base_url)`` from arguments and environment, or a one-line config error.
+
+    A base URL other than the vendor's may run without a key: a placeholder is sent then.
+    """
+    url = base_url or os.environ.get(url_env) or None
+    key = os.environ.get(key_env) or ""
+    if key:
+        return key, url
+    if url is not None and (urlsplit(url).hostname or "") != default_host:
+        return PLACEHOLDER_KEY, url
+    raise ProviderConfigError(
+        f"set {key_env} (or pass --base-url / set {url_env} for a local server, which needs no key)"
+    )
+
+
+def check_reachable(url: str, *, url_env: str, connect_timeout: float) -> None:
+    """A TCP connect to the URL's host and port, or a one-line ``ProviderConfigError``."""
+    parts = urlsplit(url)
+    if parts.scheme not in {"http", "https"} or not parts.hostname:
+        raise ProviderConfigError(
+            f"bad base URL {url!r}: expected http://host:port/... or https://..."
+        )
+    try:
+        port = parts.port or (443 if parts.scheme == "https" else 80)
+    except ValueError:
+        raise ProviderConfigError(f"bad base URL {url!r}: the port is not a number") from None
+    try:
+        with socket.create_connection((parts.hostname, port), timeout=connect_timeout):
+            pass
+    except OSError as err:
+        reason = _describe_socket_error(err)
+        raise ProviderConfigError(
+            f"cannot reach {url}: {reason}; is the server running? set --base-url/{url_env}"
+        ) from None
+
+
+def _describe_socket_error(err: OSError) -> str:
+    if isinstance(err, ConnectionRefusedError):
+        return "connection refused"
+    if isinstance(err, TimeoutError):
+        return "connection timed out"
+    if isinstance(err, socket.gaierror):
+        return "unknown host"
+    return (err.strerror or str(err) or type(err).__name__).lower()
+
+
+def _cause_text(err: BaseException) -> str:
+    seen: set[int] = set()
+    cause = err.__cause__ or err.__context__
+    text = ""
+    while cause is not None and id(cause) not in seen:
+        seen.add(id(cause))
+        text = str(cause) or type(cause).__name__
+        cause = cause.__cause__ or cause.__context__
+    return " ".join(text.split())
+
+
+def _looks_truncated(detail: str) -> bool:
+    lowered = detail.lower()
+    return "incomplete" in lowered or "complete message body" in lowered
+
+
+def classify_sdk_error(err: Exception, sdk: Any, *, provider: str, key_env: str) -> Exception:
+    """Map an openai/anthropic SDK exception (same class names in both) to what the retry
+    layer understands: a ``TransientError`` to retry or a ``ProviderError`` to raise."""
+    if isinstance(err, sdk.APITimeoutError):
+        return TransientError("timeout", "timeout")
+    if isinstance(err, sdk.APIConnectionError):
+        detail = _cause_text(err)
+        if _looks_truncated(detail):
+            return TransientError("response", f"truncated body ({detail})")
+        return TransientError("connection", f"connection error ({detail or 'no detail'})")
+    if isinstance(err, sdk.APIResponseValidationError):
+        return TransientError("response", f"malformed body ({_one_line(str(err))})")
+    if isinstance(err, sdk.APIStatusError):
+        status = int(err.status_code)
+        phrase = _phrase(status)
+        headers = err.response.headers
+        retry_after = None
+        if headers.get("retry-after-ms"):
+            ms = parse_retry_after(headers.get("retry-after-ms"))
+            retry_after = None if ms is None else ms / 1000
+        if retry_after is None:
+            retry_after = parse_retry_after(headers.get("retry-after"))
+        suffix = "" if retry_after is None else f" (Retry-After {retry_after:g})"
+        message = _error_message(err)
+        should_retry = (headers.get("x-should-retry") or "").strip().lower()
+        if should_retry == "false" and (status == 429 or status >= 500):
+            final = ProviderRateLimitError if status == 429 else ProviderUnavailableError
+            return final(f"{status} {phrase}: {message} (the server said not to retry)", provider)
+        if should_retry == "true" and status < 500 and status != 429:
+            return TransientError("server", f"{status} {phrase}{suffix}", retry_after)
+        if status == 429:
+            return TransientError("rate_limit", f"429 {phrase}{suffix}", retry_after)
+        if status >= 500:
+            return TransientError("server", f"{status} {phrase}{suffix}", retry_after)
+        hint = f"; check {key_env}" if status in (401, 403) else ""
+        return ProviderResponseError(f"{status} {phrase}: {message}{hint}", provider)
+    if isinstance(err, ValueError):
+        return TransientError(
+            "response", f"malformed body ({type(err).__name__}: {_one_line(str(err))})"
+        )
+    if type(err).__module__.split(".")[0] in {"httpx", "httpx2"}:
+        detail = _one_line(str(err)) or type(err).__name__
+        if _looks_truncated(detail):
+            return TransientError("response", f"truncated body ({detail})")
+        return TransientError("connection", f"connection error ({detail})")
+    return err
+
+
+def _error_message(err: Exception) -> str:
+    body = getattr(err, "body", None)
+    if isinstance(body, dict):
+        inner = body.get("error")
+        if isinstance(inner, dict) and isinstance(inner.get("message"), str):
+            return _one_line(inner["message"])
+        if isinstance(body.get("message"), str):
+            return _one_line(body["message"])
+    return _one_line(getattr(err, "message", "") or str(err))
+
+
+def _phrase(status: int) -> str:
+    try:
+        return HTTPStatus(status).phrase
+    except ValueError:
+        return "HTTP error"
+
+
+def _one_line(text: str, limit: int = 300) -> str:
+    flat = " ".join(text.split())
+    return flat if len(flat) <= limit else flat[: limit - 3] + "..."
+
+
+def parse_arguments(raw: str | None) -> dict[str, Any]:
+    """Tool-call arguments from a JSON string; not an object -> ``{"_raw": raw}`` (logged)."""
+    if not raw:
+        return {}
+    try:
+        value = json.loads(raw)
+    except ValueError:
+        value = None
+    if isinstance(value, dict):
+        return value
+    log.warning("tool call arguments are not a JSON object: %.120r", raw)
+    return {"_raw": raw}
+
+
+def count_words(text: str) -> int:
+    return len(text.split())
