@@ -26,7 +26,6 @@ resumed run does not repeat finished nodes.
 
 from __future__ import annotations
 
-import inspect
 from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Any, Literal
@@ -36,7 +35,7 @@ from langgraph.graph import END, START, StateGraph
 from blackboxes.box import CallRecord, Level
 from blackboxes.families import Family, Rule
 from generator._state import CandidateState
-from generator.backends import Backend, Draft, Judgement
+from generator.backends import Backend, Judgement
 from generator.tester import CandidateReport, check_candidate
 from oracle_bench.errors import GenerationError
 from oracle_bench.jsonio import sha256_hex
@@ -116,14 +115,6 @@ def designed_rule(family: Family, level: Level, description: str) -> Rule:
     )
 
 
-def _as_draft(value: Draft | tuple[str, str]) -> Draft:
-    # Backends written for the first protocol returned (code, template).
-    if isinstance(value, Draft):
-        return value
-    code, template = value
-    return Draft(code, template)
-
-
 def _dump(calls: Iterable[CallRecord]) -> list[dict[str, Any]]:
     return [c.model_dump(mode="json") for c in calls]
 
@@ -140,8 +131,6 @@ def build_graph(
     """
     design_mode: str = getattr(backend, "design", "reference")
     play_test = getattr(backend, "play_test", None)
-    judge_params = inspect.signature(backend.judge).parameters
-    judge_takes_play_log = len(judge_params) >= 5 or "play_log" in judge_params
 
     def rule_of(state: CandidateState) -> Rule:
         level: Level = state["level"]  # type: ignore[assignment]
@@ -176,7 +165,7 @@ def build_graph(
                 changes=tuple(state.get("changes", [])),
                 evidence=tuple(state.get("evidence", [])),
             )
-        draft = _as_draft(backend.write_code(rule_of(state), family, feedback))
+        draft = backend.write_code(rule_of(state), family, feedback)
         return {
             "code": draft.code,
             "template": draft.template,
@@ -215,10 +204,7 @@ def build_graph(
             layers=tuple(state["report"]["layers"]),
         )
         rule = rule_of(state)
-        if judge_takes_play_log:
-            judgement = backend.judge(rule, family, state["code"], report, state.get("play_log"))
-        else:  # a backend written for the first protocol
-            judgement = backend.judge(rule, family, state["code"], report)  # type: ignore[call-arg]
+        judgement = backend.judge(rule, family, state["code"], report, state.get("play_log"))
         reasons = list(judgement.reasons)
         verdict = judgement.verdict
         overruled = False

@@ -11,7 +11,7 @@ import pytest
 from blackboxes.families import Family, Rule, get_family
 from blackboxes.store import load_suite_boxes
 from generator import CandidateReport, GenerateConfig, Judgement, generate_suite
-from generator.backends import judge_report
+from generator.backends import Draft, judge_report
 from generator.cli import main
 from oracle_bench.errors import GenerationError
 from templates import render
@@ -69,15 +69,22 @@ class _ScriptedBackend:
     name: str = "scripted-test"
     calls: list[Judgement | None] = field(default_factory=list)
 
-    def write_code(self, rule: Rule, family: Family, feedback: Judgement | None) -> tuple[str, str]:
+    def write_code(self, rule: Rule, family: Family, feedback: Judgement | None) -> Draft:
         self.calls.append(feedback)
         code = self.codes[min(len(self.calls) - 1, len(self.codes) - 1)]
         if code == "TEMPLATE":
             template, ctx = family.code_template(rule)
-            return render(template, **ctx), template
-        return code, "scripted"
+            return Draft(render(template, **ctx), template)
+        return Draft(code, "scripted")
 
-    def judge(self, rule: Rule, family: Family, code: str, report: CandidateReport) -> Judgement:
+    def judge(
+        self,
+        rule: Rule,
+        family: Family,
+        code: str,
+        report: CandidateReport,
+        play_log: str | None = None,
+    ) -> Judgement:
         if self.refiner_says_correct:
             return Judgement("correct", ("looks fine to me",))
         return judge_report(report)
