@@ -4,8 +4,10 @@ from __future__ import annotations
 
 import argparse
 import logging
+import re
 import sys
 from pathlib import Path
+from typing import Any
 
 from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
@@ -14,9 +16,10 @@ from blackboxes.box import Level
 from blackboxes.families import LEVELS, family_names, get_family
 from blackboxes.families.dfa import level_of
 from generator.backends import backend_names
-from generator.suite import GenerateConfig, generate_suite
+from generator.suite import DESIGNS, GenerateConfig, LlmModels, check_models, generate_suite
 from oracle_bench.cli import ArgumentParser, configure_logging, suites_root
 from oracle_bench.errors import OracleBenchError, UnknownNameError, UsageError
+from providers import RetryEvent
 
 __all__ = ["build_parser", "main"]
 
@@ -26,10 +29,15 @@ examples:
   oracle-gen --category ERI --level easy -n 30 --seed 7 --out my-suite
   oracle-gen --category DFA --states 4-5 -n 20        20 minimal DFAs with 4 or 5 states
   oracle-gen --category DFA --level hard             DFAs with 6 to 9 states
+  oracle-gen --category ERI --level easy -n 2 --backend llm \
+      --coder openai/gpt-5.4-mini --refiner anthropic/claude-sonnet-4-6 -M temperature=0
 
 Every box is verified before it is written: its code runs in the sandbox and must
 match the trusted reference rule on at least 200 inputs. The same arguments give a
 byte-identical suite. Set ORACLE_BENCH_SUITES to change the default folder.
+An interrupted run (Ctrl-C, a crash, even kill -9) finishes when the same command
+is run again: accepted boxes, graph checkpoints and completed LLM calls are kept
+under <suite>/.generator/.
 """
 
 
@@ -96,8 +104,106 @@ def build_parser() -> ArgumentParser:
         metavar="K",
         help="letters a, b, ... (default 2)",
     )
+    parser.add_argument(
+        "--jobs",
+        type=int,
+        default=1,
+        metavar="N",
+        help="candidates generated at once (default 1; the suite is the same for any N)",
+    )
+    llm = parser.add_argument_group("LLM backend (--backend llm)")
+    llm.add_argument(
+        "--coder",
+        metavar="MODEL",
+        help="writes the code: openai/<model>, anthropic/<model>, scripted/<file.jsonl>",
+    )
+    llm.add_argument("--refiner", metavar="MODEL", help="judges the code (structured verdict)")
+    llm.add_argument(
+        "--tester", metavar="MODEL", help="optional test player: plays a short episode of the box"
+    )
+    llm.add_argument(
+        "--design",
+        choices=DESIGNS,
+        default=None,
+        help="reference (default): implement a sampled rule with a trusted reference; "
+        "llm: the coder's model invents a rule (no reference, T_info unknown)",
+    )
+    llm.add_argument(
+        "--base-url",
+        action="append",
+        default=[],
+        metavar="[PROVIDER=]URL",
+        help="server of every provider, or of one (openai=URL, anthropic=URL); "
+        "repeatable; default: OPENAI_BASE_URL / ANTHROPIC_BASE_URL or the vendor's API",
+    )
+    llm.add_argument(
+        "-M",
+        "--model-option",
+        action="append",
+        default=[],
+        metavar="KEY=VALUE",
+        help="model option sent with every call, e.g. -M temperature=0 -M max_tokens=4096 "
+        "-M reasoning_effort=medium -M thinking_budget=2048 (repeatable)",
+    )
+    llm.add_argument(
+        "--max-per-provider",
+        type=int,
+        default=None,
+        metavar="N",
+        help="LLM calls in flight at once per provider (default 4)",
+    )
     parser.add_argument("-v", "--verbose", action="count", default=0, help="more logging")
     return parser
+
+
+_PROVIDER_PREFIX = re.compile(r"^([A-Za-z][A-Za-z0-9_-]*)=(.+)$")
+
+
+def _base_urls(items: list[str]) -> dict[str, str]:
+    """``--base-url`` values: ``URL`` (every provider) or ``PROVIDER=URL``."""
+    urls: dict[str, str] = {}
+    for item in items:
+        match = _PROVIDER_PREFIX.match(item)
+        provider, url = (match.group(1), match.group(2)) if match else ("", item)
+        if not url.startswith(("http://", "https://")):
+            raise UsageError(f"--base-url expects [PROVIDER=]http(s)://..., not {item!r}")
+        urls[provider] = url
+    return urls
+
+
+def _llm_models(args: argparse.Namespace) -> LlmModels | None:
+    given = [
+        flag
+        for flag, value in (
+            ("--coder", args.coder),
+            ("--refiner", args.refiner),
+            ("--tester", args.tester),
+            ("--design", args.design),
+            ("--base-url", args.base_url),
+            ("-M", args.model_option),
+            ("--max-per-provider", args.max_per_provider),
+        )
+        if value
+    ]
+    if args.backend != "llm":
+        if given:
+            raise UsageError(f"{', '.join(given)} need --backend llm")
+        return None
+    missing = [f for f, v in (("--coder", args.coder), ("--refiner", args.refiner)) if not v]
+    if missing:
+        raise UsageError(f"--backend llm needs {' and '.join(missing)} MODEL")
+    from providers import parse_model_options
+
+    options: dict[str, Any] = parse_model_options(args.model_option)
+    return LlmModels(
+        coder=args.coder,
+        refiner=args.refiner,
+        tester=args.tester,
+        design=args.design or "reference",
+        options=options,
+        base_urls=_base_urls(args.base_url),
+        max_per_provider=4 if args.max_per_provider is None else args.max_per_provider,
+    )
 
 
 def _state_range(text: str) -> tuple[int, int]:
@@ -135,9 +241,13 @@ def main(argv: list[str] | None = None) -> int:
             states=args.states,
             counterexamples=args.counterexamples,
             alphabet_size=args.alphabet_size,
+            llm=_llm_models(args),
+            jobs=args.jobs,
         )
         config.validate()
         family.configure(**config.family_options())
+        # Preflight before any work: models, keys and servers, one line naming what to set.
+        check_models(config)
     except UnknownNameError as exc:
         if exc.what == "category":
             err.print(
@@ -152,6 +262,9 @@ def main(argv: list[str] | None = None) -> int:
         err.print(f"oracle-gen: error: {exc}", markup=False)
         return 2
     configure_logging(args.verbose, console)
+    if args.verbose <= 0:
+        # The progress bar and one line per wait (below) already show the retries.
+        logging.getLogger("providers.retry").setLevel(logging.ERROR)
     try:
         with Progress(
             TextColumn("[bold]generating[/] {task.description}"),
@@ -166,7 +279,19 @@ def main(argv: list[str] | None = None) -> int:
             def progress(done: int, total: int, box_id: str, status: str) -> None:
                 bar.update(task, completed=done, description=f"{box_id} {status}")
 
-            result = generate_suite(config, suites_root=suites_root(), progress=progress)
+            def on_retry(event: RetryEvent) -> None:
+                wait = (
+                    f"{event.provider}: {event.reason}; "
+                    f"retry {event.attempt} in {event.wait_s:.3g}s"
+                )
+                bar.update(task, description=f"waiting ({wait})")
+                bar.console.print(
+                    f"oracle-gen: {wait}", markup=False, highlight=False, soft_wrap=True
+                )
+
+            result = generate_suite(
+                config, suites_root=suites_root(), progress=progress, on_retry=on_retry
+            )
     except OracleBenchError as exc:
         err.print(f"oracle-gen: error: {exc}", markup=False)
         return 1
@@ -181,9 +306,14 @@ def main(argv: list[str] | None = None) -> int:
         err.print(f"oracle-gen: internal error: {type(exc).__name__}: {exc}", markup=False)
         return 1
     out = Console(highlight=False)
+    notes = []
+    if result.rejected:
+        notes.append(f"{len(result.rejected)} rejected")
+    if result.failed:
+        notes.append(f"{len(result.failed)} of them failed on provider errors")
     out.print(
         f"wrote {len(result.accepted)} verified boxes to {result.path}"
-        + (f" ({len(result.rejected)} rejected)" if result.rejected else "")
+        + (f" ({'; '.join(notes)})" if notes else "")
     )
     return 0
 

@@ -1,0 +1,178 @@
+"""Resumable LLM generation: SIGKILL mid-run, failed boxes, changed arguments.
+
+The kill test runs ``oracle-gen`` as a subprocess against a loopback server whose every
+reply takes 150 ms, kills it with SIGKILL while a request is in flight, runs the same
+command again and compares both the suite and the server's request log with an
+uninterrupted run.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+from dataclasses import replace
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from blackboxes.store import load_suite_boxes
+from generator.cli import main
+from generator.suite import LlmModels, generate_suite
+from providers.loopback import LoopbackServer, RecordedRequest, ScriptedReply
+from tests.generator.test_generate_llm import (
+    FAST,
+    REVIEW,
+    cli_args,
+    llm_config,
+    script,
+    tree,
+)
+
+_KEY_VARS = ("OPENAI_API_KEY", "ANTHROPIC_API_KEY", "OPENAI_BASE_URL", "ANTHROPIC_BASE_URL")
+_REPO = Path(__file__).resolve().parents[2]
+
+
+@pytest.fixture(autouse=True)
+def _no_keys(monkeypatch: pytest.MonkeyPatch) -> None:
+    for var in _KEY_VARS:
+        monkeypatch.delenv(var, raising=False)
+
+
+def _bodies(requests: list[RecordedRequest]) -> list[str]:
+    return sorted(json.dumps(r.body, sort_keys=True) for r in requests)
+
+
+def test_sigkill_mid_run_then_rerun_finishes_without_paying_twice(tmp_path: Path) -> None:
+    n, seed = 3, 12
+    calls = 2 * n  # one coder and one refiner call per box
+    with LoopbackServer(latency=0.15) as server:
+        # One spare reply per call: a request cut off by the kill is answered again alike.
+        server.add(*script(range(n), seed, spares=1))
+        out = tmp_path / "killed"
+        argv = [sys.executable, "-m", "generator.cli", *cli_args(server, out, n=n, seed=seed)]
+        env = {k: v for k, v in os.environ.items() if k not in _KEY_VARS}
+        proc = subprocess.Popen(
+            argv, cwd=_REPO, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE
+        )
+        try:
+            # Box 0 done (2 calls), box 1's coder call in flight: kill now.
+            deadline = time.monotonic() + 60
+            while len(server.requests) < 3:
+                if proc.poll() is not None or time.monotonic() > deadline:
+                    pytest.fail(f"oracle-gen ended early: {proc.communicate()[1]!r}")
+                time.sleep(0.005)
+            proc.send_signal(signal.SIGKILL)
+        finally:
+            proc.kill()
+            proc.communicate()
+        assert proc.returncode == -signal.SIGKILL
+        first = server.requests
+        assert 3 <= len(first) < calls  # some but not all
+        assert not (out / "suite.json").exists()
+
+        rerun = subprocess.run(
+            argv, cwd=_REPO, env=env, capture_output=True, text=True, timeout=120, check=False
+        )
+        assert rerun.returncode == 0, rerun.stderr
+        second = server.requests[len(first) :]
+
+        reference = tmp_path / "reference"
+        server.add(*script(range(n), seed))
+        assert main(cli_args(server, reference, n=n, seed=seed)) == 0
+        uninterrupted = server.requests[len(first) + len(second) :]
+
+    assert len(uninterrupted) == calls
+    # The resumed suite is the uninterrupted one, byte for byte.
+    assert tree(out) == tree(reference)
+    # The second run sent only what the first had not completed. With one job, calls are
+    # sequential, so at most one request was in flight at the kill: the first run's last.
+    # It is sent again exactly when its reply never reached the cache.
+    completed = first[:-1]
+    in_flight = first[-1]
+    assert not set(_bodies(second)) & set(_bodies(completed))
+    repeated = len(first) + len(second) - calls
+    assert repeated in (0, 1)
+    if repeated:
+        assert second[0].body == in_flight.body
+        assert _bodies(completed + second) == _bodies(uninterrupted)
+    else:
+        assert _bodies(first + second) == _bodies(uninterrupted)
+
+
+def _refiner_faults(times: int) -> list[ScriptedReply]:
+    return [ScriptedReply(fault="server_error", match=REVIEW) for _ in range(times)]
+
+
+def test_a_failed_box_resumes_at_its_failed_node(tmp_path: Path) -> None:
+    with LoopbackServer() as server:
+        # Box 0's review fails on every retry: box 0 fails, box 1 completes the suite.
+        server.add(*_refiner_faults(FAST.max_attempts), *script(range(2), seed=2))
+        config = llm_config(server, tmp_path / "s", n=1, seed=2)
+        first = generate_suite(config, retry=FAST)
+        assert (first.failed, first.accepted) == (["ERI-easy-0000"], ["ERI-easy-0001"])
+        before = len(server.requests)
+        assert [r.format for r in server.requests] == ["openai"] + ["anthropic"] * 3 + [
+            "openai",
+            "anthropic",
+        ]
+
+        # The same arguments again: box 0 resumes at the refiner (its coder call is in
+        # the checkpoint) and, now served, takes its place at the head of the suite.
+        server.add(*script(range(1), seed=2))
+        second = generate_suite(config, retry=FAST)
+        assert (second.failed, second.accepted) == ([], ["ERI-easy-0000"])
+        assert [r.format for r in server.requests[before:]] == ["anthropic"]
+
+        server.add(*script(range(1), seed=2))
+        reference = generate_suite(replace(config, out=tmp_path / "ref"))
+    assert tree(second.path) == tree(reference.path)
+
+
+def test_other_arguments_regenerate_instead_of_reusing(tmp_path: Path) -> None:
+    with LoopbackServer() as server:
+        server.add(*script(range(2), seed=1))
+        config = llm_config(server, tmp_path / "s", n=2, seed=1)
+        generate_suite(config)
+        run_file = tmp_path / "s" / ".generator" / "run.json"
+        identity: dict[str, Any] = json.loads(run_file.read_text())
+        assert identity["options"]["llm"]["options"] == {}
+
+        # The same arguments: every box kept, nothing sent.
+        before = len(server.requests)
+        again = generate_suite(config)
+        assert again.skipped == ["ERI-easy-0000", "ERI-easy-0001"]
+        assert len(server.requests) == before
+
+        # Other model options: other boxes, made again (and the checkpoints restarted).
+        assert config.llm is not None
+        hot = replace(config, llm=replace(config.llm, options={"temperature": 0.5}))
+        server.add(*script(range(2), seed=1))
+        other = generate_suite(hot)
+        assert other.skipped == []
+        assert len(server.requests) == before + 4
+        assert json.loads(run_file.read_text())["options"]["llm"]["options"] == {"temperature": 0.5}
+        suite, boxes = load_suite_boxes(other.path)
+        assert suite.options["llm"]["options"] == {"temperature": 0.5}
+        assert all(b.provenance.models["options"] == '{"temperature":0.5}' for b in boxes)
+
+
+def test_llm_models_identity_ignores_where_models_are_served() -> None:
+    a = LlmModels(coder="openai/a", refiner="anthropic/b", base_urls={"": "http://x:1"})
+    b = replace(a, base_urls={"openai": "http://y:2/v1"}, max_per_provider=1)
+    assert (
+        a.identity()
+        == b.identity()
+        == {
+            "coder": "openai/a",
+            "refiner": "anthropic/b",
+            "design": "reference",
+            "options": {},
+        }
+    )
+    assert b.base_url("openai/a") == "http://y:2/v1" and b.base_url("anthropic/b") is None
+    assert a.base_url("anthropic/b") == "http://x:1"
