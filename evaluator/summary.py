@@ -135,7 +135,8 @@ class _Episode:
 
 
 def _measure(traj: Trajectory) -> _Episode:
-    if traj.status != "completed":
+    if traj.status != "completed" or traj.log2_h is None:
+        # LLM-designed rules have no hypothesis space to measure information in.
         return _Episode(traj, None, 0)
     family = get_family(traj.family)
     info = episode_information(traj, family)

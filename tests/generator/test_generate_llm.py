@@ -21,6 +21,8 @@ import pytest
 
 from blackboxes.families import get_family
 from blackboxes.store import load_suite_boxes
+from evaluator.runner import evaluate_suite
+from evaluator.spec import TurnShot
 from generator.cli import main
 from generator.suite import GenerateConfig, LlmModels, generate_suite
 from oracle_bench.errors import GenerationError
@@ -260,6 +262,12 @@ def test_design_llm_writes_a_box_without_reference(server: LoopbackServer, tmp_p
     assert box.provenance.models == {"coder": CODER, "designer": CODER, "refiner": REFINER}
     [attempt] = box.provenance.attempts
     assert [c.role for c in attempt.calls] == ["designer", "coder", "refiner"]
+    # The box is playable: the evaluator answers from its code and measures no
+    # information (a designed rule has no hypothesis space).
+    run = evaluate_suite(out, ["fixed"], TurnShot(4, 1), "instant", 0, tmp_path / "run")
+    assert run.failed == 0 and run.executed == 1
+    [group] = run.summary.groups  # type: ignore[union-attr]
+    assert group.info_gained_mean is None and group.queries_used_mean == 4.0
     assert "differential" not in attempt.checks and all(attempt.checks.values())
 
 
