@@ -44,7 +44,7 @@ from oracle_bench.errors import (
     UsageError,
 )
 from providers.types import ChatMessage, Provider, Reply, ToolSpec
-from sandbox import ALLOWED_MODULES, SandboxLimits, SandboxWorker
+from sandbox import ALLOWED_MODULES, SandboxLimits, SandboxWorker, allowed_builtins
 from templates import render
 
 __all__ = [
@@ -64,7 +64,7 @@ __all__ = [
 
 logger = logging.getLogger(__name__)
 
-PROMPT_VERSION = "1"
+PROMPT_VERSION = "2"
 """Version of the prompt set below; bump it whenever a template or system prompt changes."""
 
 CODER_TEMPLATE = "prompts/coder.j2"
@@ -353,6 +353,7 @@ class LlmBackend:
             CODER_TEMPLATE,
             **self._interface(rule, family),
             modules=sorted(ALLOWED_MODULES),
+            builtins=allowed_builtins(),
             feedback=fb,
         )
         reply, record = self._call(self.coder, "coder", CODER_TEMPLATE, prompt)

@@ -9,7 +9,7 @@ modules (``ALLOWED_MODULES``).
 
 from sandbox.layers import ALL_LAYERS, IsolationPolicy, available_layers
 from sandbox.limits import SandboxLimits
-from sandbox.policy import ALLOWED_MODULES, compile_check
+from sandbox.policy import ALLOWED_MODULES, allowed_builtins, compile_check
 from sandbox.pool import WorkerPool
 from sandbox.results import CallError, CallResult, ErrorKind, JSONValue
 from sandbox.worker import SandboxWorker, run_once
@@ -25,6 +25,7 @@ __all__ = [
     "SandboxLimits",
     "SandboxWorker",
     "WorkerPool",
+    "allowed_builtins",
     "available_layers",
     "compile_check",
     "run_once",

@@ -4,8 +4,9 @@ from __future__ import annotations
 
 from sandbox._compile import compile_box
 from sandbox._curated import ALLOWED_MODULES
+from sandbox._guards import _FORBIDDEN_BUILTINS, WriteGuard, make_builtins
 
-__all__ = ["ALLOWED_MODULES", "compile_check"]
+__all__ = ["ALLOWED_MODULES", "allowed_builtins", "compile_check"]
 
 
 def compile_check(code: str) -> list[str]:
@@ -14,3 +15,17 @@ def compile_check(code: str) -> list[str]:
     Only compiles (never executes), so it is safe in the caller's process.
     """
     return list(compile_box(code).errors)
+
+
+def allowed_builtins() -> list[str]:
+    """The builtin functions and types box code may call (exception classes left out),
+    exactly as the worker builds them; for prompts that must tell a coder the rules."""
+    names = make_builtins(WriteGuard(), {})
+    usable = []
+    for name, value in names.items():
+        if name.startswith("_") or name in _FORBIDDEN_BUILTINS or not callable(value):
+            continue
+        if isinstance(value, type) and issubclass(value, BaseException):
+            continue
+        usable.append(name)
+    return sorted(usable)

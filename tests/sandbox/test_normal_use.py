@@ -305,3 +305,14 @@ def test_box_classes_and_builtin_type_stand_ins() -> None:
         [0],
         {"a": 0, "b": 0},
     ]
+
+
+def test_allowed_builtins_are_what_box_code_can_call() -> None:
+    from sandbox import allowed_builtins
+
+    names = allowed_builtins()
+    assert {"sorted", "len", "range", "zip", "isinstance"} <= set(names)
+    assert not {"open", "eval", "exec", "compile", "globals", "ValueError", "True"} & set(names)
+    calls = "\n".join(f"    v = {name}" for name in names)
+    code = f"def blackbox(x):\n{calls}\n    return x\n"
+    assert run_once(code, 1).value == 1
