@@ -1,1 +1,61 @@
-"""Automata machinery: DFAs on plain arrays, the oracle, sampling, learners, metrics."""
+"""Automata machinery: DFAs on plain arrays, the MQ/EQ oracle, uniform sampling, exact
+counting, active and passive learners, and exact language metrics. Pure, trusted Python."""
+
+from blackboxes.automata.counting import (
+    accessible_dfas,
+    accessible_structures,
+    log2_minimal_dfas,
+    minimal_dfa_count,
+)
+from blackboxes.automata.dfa import DFA
+from blackboxes.automata.learners import LEARNERS, LearnResult, kv, learn, lstar, ttt
+from blackboxes.automata.metrics import (
+    MyhillNerodeScores,
+    disagreement_counts,
+    myhill_nerode_scores,
+    similarity,
+)
+from blackboxes.automata.oracle import (
+    COUNTEREXAMPLE_MODES,
+    CountedOracle,
+    CounterexampleMode,
+    Oracle,
+    TargetOracle,
+    counterexample,
+)
+from blackboxes.automata.passive import PASSIVE_LEARNERS, blue_fringe, edsm, recovers, rpni
+from blackboxes.automata.sampling import sample_accessible_structure, sample_minimal_dfa
+from blackboxes.automata.submission import InvalidDfaError, parse_submission
+
+__all__ = [
+    "COUNTEREXAMPLE_MODES",
+    "CountedOracle",
+    "CounterexampleMode",
+    "DFA",
+    "InvalidDfaError",
+    "LEARNERS",
+    "LearnResult",
+    "MyhillNerodeScores",
+    "Oracle",
+    "PASSIVE_LEARNERS",
+    "TargetOracle",
+    "accessible_dfas",
+    "accessible_structures",
+    "blue_fringe",
+    "counterexample",
+    "disagreement_counts",
+    "edsm",
+    "kv",
+    "learn",
+    "log2_minimal_dfas",
+    "lstar",
+    "minimal_dfa_count",
+    "myhill_nerode_scores",
+    "parse_submission",
+    "recovers",
+    "rpni",
+    "sample_accessible_structure",
+    "sample_minimal_dfa",
+    "similarity",
+    "ttt",
+]
