@@ -29,15 +29,15 @@ from blackboxes.automata.submission import InvalidDfaError, parse_submission
 
 __all__ = [
     "COUNTEREXAMPLE_MODES",
+    "DFA",
+    "LEARNERS",
+    "PASSIVE_LEARNERS",
     "CountedOracle",
     "CounterexampleMode",
-    "DFA",
     "InvalidDfaError",
-    "LEARNERS",
     "LearnResult",
     "MyhillNerodeScores",
     "Oracle",
-    "PASSIVE_LEARNERS",
     "TargetOracle",
     "accessible_dfas",
     "accessible_structures",
