@@ -40,6 +40,7 @@ from generator.tester import CandidateReport, check_candidate
 from oracle_bench.errors import GenerationError
 from oracle_bench.jsonio import sha256_hex
 from oracle_bench.rng import rng_for
+from providers import call_scope
 from sandbox import SandboxLimits
 
 __all__ = [
@@ -148,7 +149,8 @@ def build_graph(
         }
 
     def designer(state: CandidateState) -> dict[str, Any]:
-        design = backend.design_rule(family, state["level"])  # type: ignore[attr-defined]
+        with call_scope(f"{state['box_id']}/design"):
+            design = backend.design_rule(family, state["level"])  # type: ignore[attr-defined]
         return {
             "description": design.description,
             "has_reference": False,
@@ -165,7 +167,9 @@ def build_graph(
                 changes=tuple(state.get("changes", [])),
                 evidence=tuple(state.get("evidence", [])),
             )
-        draft = backend.write_code(rule_of(state), family, feedback)
+        attempt = state.get("attempt", 0) + 1
+        with call_scope(f"{state['box_id']}/attempt-{attempt}/coder"):
+            draft = backend.write_code(rule_of(state), family, feedback)
         return {
             "code": draft.code,
             "template": draft.template,
@@ -188,7 +192,8 @@ def build_graph(
         pending = list(state.get("pending_calls", []))
         play_log = None
         if play_test is not None and report.checks.get("compiles", False):
-            log = play_test(rule, family, state["code"])
+            with call_scope(f"{state['box_id']}/attempt-{state['attempt']}/tester"):
+                log = play_test(rule, family, state["code"])
             if log is not None:
                 play_log = log.render()
                 pending += _dump(log.calls)
@@ -204,7 +209,8 @@ def build_graph(
             layers=tuple(state["report"]["layers"]),
         )
         rule = rule_of(state)
-        judgement = backend.judge(rule, family, state["code"], report, state.get("play_log"))
+        with call_scope(f"{state['box_id']}/attempt-{state['attempt']}/refiner"):
+            judgement = backend.judge(rule, family, state["code"], report, state.get("play_log"))
         reasons = list(judgement.reasons)
         verdict = judgement.verdict
         overruled = False

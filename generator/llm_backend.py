@@ -27,7 +27,7 @@ import ast
 import json
 import logging
 import re
-from collections.abc import Iterator, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any, Literal, TypeVar
 
@@ -141,7 +141,8 @@ class _VerdictArgs(BaseModel):
     model_config = ConfigDict(extra="ignore")
 
     verdict: Verdict
-    reasons: list[str] = Field(default_factory=list)
+    reasons: list[str] = Field(min_length=1)
+    """Required, as the tool's schema says: a verdict without a reason is not a verdict."""
     changes: list[str] = Field(default_factory=list)
 
 
@@ -161,18 +162,22 @@ class _QueriesArgs(BaseModel):
 # the end of the text (a reply cut off by max_tokens still yields its code).
 _FENCE = re.compile(r"```[ \t]*([\w+.-]*)[^\n]*\n(.*?)(?:^[ \t]*```|\Z)", re.DOTALL | re.MULTILINE)
 _PYTHON_TAGS = frozenset({"python", "py", "python3"})
+_DEFINES_ENTRY = re.compile(r"^def\s+blackbox\s*\(", re.MULTILINE)
 
 
 def extract_code(text: str) -> str:
     """The code in a coder reply.
 
-    The last ```python fenced block, else the last fenced block of any language, else
+    The last ```python fenced block that defines ``blackbox`` (else the last ```python
+    block), else the last fenced block of any language, else
     the whole reply if it parses as Python, else ``""`` (which the tester fails as
     not compiling).
     """
     blocks = [(lang.lower(), body) for lang, body in _FENCE.findall(text)]
     python = [body for lang, body in blocks if lang in _PYTHON_TAGS]
-    chosen = python[-1] if python else (blocks[-1][1] if blocks else None)
+    # A usage example after the code (```python print(blackbox("ab"))```) is not the box.
+    defining = [body for body in python if _DEFINES_ENTRY.search(body)]
+    chosen = (defining or python or [b for _, b in blocks] or [None])[-1]
     if chosen is not None:
         return chosen.strip("\n") + "\n" if chosen.strip() else ""
     stripped = text.strip()
@@ -185,28 +190,46 @@ def extract_code(text: str) -> str:
     return stripped + "\n"
 
 
-def _json_objects(text: str) -> Iterator[dict[str, Any]]:
-    """Every JSON object embedded in ``text``, in order of where it starts."""
-    decoder = json.JSONDecoder()
-    for match in re.finditer(r"\{", text):
+def _json_reply(text: str) -> Any:
+    """The reply's one JSON object: the whole text, or the only ```json (or bare) fenced
+    block that holds a JSON object; else None. JSON quoted inside prose never counts: a
+    refiner writing 'options are {"verdict": "correct"} and ...' has not said ``correct``,
+    and two fenced objects are ambiguous."""
+    stripped = text.strip()
+    if stripped.startswith("{"):
         try:
-            value, _ = decoder.raw_decode(text, match.start())
+            whole = json.loads(stripped)
+        except ValueError:
+            return None
+        return whole if isinstance(whole, dict) else None
+    found = []
+    for lang, body in _FENCE.findall(text):
+        if lang.lower() not in ("", "json"):
+            continue
+        try:
+            value = json.loads(body)
         except ValueError:
             continue
         if isinstance(value, dict):
-            yield value
+            found.append(value)
+    return found[0] if len(found) == 1 else None
 
 
 def _structured(reply: Reply, tool: str, model: type[_M]) -> _M | None:
-    """The arguments of the named tool call, else a JSON object in the text, validated."""
-    candidates: list[Any] = [c.arguments for c in reply.tool_calls if c.name == tool]
-    candidates += list(_json_objects(reply.text))
-    for candidate in candidates:
-        try:
-            return model.model_validate(candidate)
-        except ValidationError:
-            continue
-    return None
+    """The arguments of the model's first call of ``tool``, else the reply text when it
+    is a single JSON object; validated against ``model``, else None.
+
+    Only the first call of the tool counts (a second, different verdict is not a retry
+    the model is owed), and nothing is fished out of prose.
+    """
+    calls = [c.arguments for c in reply.tool_calls if c.name == tool]
+    candidate = calls[0] if calls else _json_reply(reply.text)
+    if not isinstance(candidate, dict):
+        return None
+    try:
+        return model.model_validate(candidate)
+    except ValidationError:
+        return None
 
 
 def parse_verdict(reply: Reply) -> Judgement | None:
@@ -415,7 +438,9 @@ class LlmBackend:
             **self._interface(rule, family),
             code=code.rstrip("\n") or "# (no code could be extracted from the coder's reply)",
             report=report.to_json(),
-            has_reference="differential" in report.checks,
+            # From the design mode, not the report: code that does not compile has no
+            # differential check either, and still has a reference.
+            has_reference=self.design != "llm",
             play_log=play_log,
         )
         reply, record = self._call(self.refiner, "refiner", REFINER_TEMPLATE, prompt, VERDICT_TOOL)

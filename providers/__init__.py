@@ -5,7 +5,7 @@ The only package that imports vendor SDKs, and only lazily, when such a provider
 ``create_provider("scripted/replies.jsonl")``; ``check_provider`` is the preflight.
 """
 
-from providers.cache import CallCache, call_key
+from providers.cache import CallCache, call_key, call_scope
 from providers.pricing import ModelPrice, PricingTable, load_pricing
 from providers.registry import (
     ProviderBackend,
@@ -46,6 +46,7 @@ __all__ = [
     "TransientError",
     "Usage",
     "call_key",
+    "call_scope",
     "check_provider",
     "create_provider",
     "load_pricing",

@@ -1,9 +1,15 @@
 """A persistent cache of completed provider calls, so a resumed run never pays twice.
 
 One SQLite file (WAL mode, safe to share between threads of one process and between
-processes) maps the SHA-256 of a call's canonical JSON (provider, model, messages, tools,
-tool_choice, json_schema, effective options) to the Reply it got. The base URL is not part
-of the key: a run resumed against a server on another port still hits its cache.
+processes) maps the SHA-256 of a call's canonical JSON (the call's *scope*, provider, model,
+messages, tools, tool_choice, json_schema, effective options) to the Reply it got. The base
+URL is not part of the key: a run resumed against a server on another port still hits its
+cache.
+
+The scope names the call site (e.g. ``ERI-easy-0003/attempt-2/coder``), set with
+:func:`call_scope` around the calls. It keeps the cache a *resume* cache: two boxes whose
+prompts happen to be identical (a designer brief is the same for every box of a level)
+still get a call each, as they would from a sampling model, instead of one reply replayed.
 """
 
 from __future__ import annotations
@@ -14,7 +20,9 @@ import logging
 import os
 import sqlite3
 import threading
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterator, Mapping, Sequence
+from contextlib import contextmanager
+from contextvars import ContextVar
 from pathlib import Path
 from types import TracebackType
 from typing import Any
@@ -23,9 +31,27 @@ from pydantic import ValidationError
 
 from providers.types import ChatMessage, Reply, ToolSpec
 
-__all__ = ["CallCache", "call_key"]
+__all__ = ["CallCache", "call_key", "call_scope", "current_scope"]
 
 log = logging.getLogger(__name__)
+
+_SCOPE: ContextVar[str] = ContextVar("oracle_bench_call_scope", default="")
+
+
+@contextmanager
+def call_scope(scope: str) -> Iterator[None]:
+    """Calls made inside this block (in this thread/context) are cached under ``scope``."""
+    token = _SCOPE.set(scope)
+    try:
+        yield
+    finally:
+        _SCOPE.reset(token)
+
+
+def current_scope() -> str:
+    """The scope set by the innermost :func:`call_scope` ("" outside any)."""
+    return _SCOPE.get()
+
 
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS calls (
@@ -46,9 +72,12 @@ def call_key(
     tool_choice: str | None = None,
     json_schema: Mapping[str, Any] | None = None,
     options: Mapping[str, Any] | None = None,
+    scope: str | None = None,
 ) -> str:
-    """The SHA-256 hex digest of the canonical JSON of one call."""
+    """The SHA-256 hex digest of the canonical JSON of one call (``scope`` defaults to
+    :func:`current_scope`)."""
     payload = {
+        "scope": current_scope() if scope is None else scope,
         "provider": provider,
         "model": model,
         "messages": [m.model_dump(mode="json") for m in messages],

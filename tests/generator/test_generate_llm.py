@@ -290,9 +290,10 @@ def test_jobs_2_gives_the_same_suite_as_jobs_1(server: LoopbackServer, tmp_path:
     assert (two.accepted, two.rejected) == (one.accepted, one.rejected)
     assert tree(one.path) == tree(two.path)
     assert "rejected/ERI-easy-0001.json" in tree(one.path)
-    # 9 requests per run: box 1's second review (same code, same report) is the same call
-    # as its first, so the call cache answers it and one verdict per script is left.
-    assert len(server.requests) == 18 and server.remaining == 2
+    # 10 requests per run: 5 coder and 5 refiner calls. Box 1's second review sees the same
+    # code and report as its first, but it is another call site (attempt 2), so the call
+    # cache (a resume cache, scoped by box and attempt) does not answer it.
+    assert len(server.requests) == 20 and server.remaining == 0
 
 
 def test_provider_faults_are_retried_visibly(
