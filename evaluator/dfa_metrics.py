@@ -1,6 +1,6 @@
 """Metrics of a DFA episode: pure functions of a :class:`DfaTrajectory` (plus options).
 
-Everything is recomputed from the trajectory alone, so ``oracle-eval report`` can rebuild
+Everything is recomputed from the trajectory alone, so a report can rebuild
 it from the JSON. The metrics follow the agentic-automata-learning paper (its cost,
 budget-factor sweep, best-hypothesis similarity, non-informative queries, planning vs
 reasoning failures, #EQ > #states and hypothesis-size monotonicity), with two fixes:
@@ -113,8 +113,9 @@ class DfaEpisodeMetrics(_Model):
     hypothesis_sizes: list[int]
     """Minimal (complete) state counts of the successive EQ hypotheses."""
     sizes_monotone: bool
-    """Each hypothesis is strictly larger than the one before, as with L*, KV and TTT, whose
-    every counterexample adds at least one state (the DFA seed's monotonicity check)."""
+    """Each hypothesis, minimised, is strictly larger than the one before (the DFA seed's
+    monotonicity check). L* and TTT hypotheses always grow; a KV hypothesis can hold
+    equivalent states, so minimised it may repeat a size."""
     failure: FailureKind
     """On failure: "reasoning" if a passive learner recovers the target from all the
     evidence, else "planning"; "none" on success."""

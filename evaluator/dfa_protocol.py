@@ -624,9 +624,10 @@ class DfaEnvironment:
             return f"the word has {len(word)} letters; at most {MAX_WORD_LENGTH} are allowed"
         foreign = sorted({c for c in word if c not in self.alphabet})
         if foreign:
+            hint = ' (the empty word is written "")' if word in ("ε", "λ", "epsilon") else ""
             return (
                 f"letter(s) {', '.join(map(repr, foreign))} not in the alphabet "
-                f"{{{', '.join(self.alphabet)}}}"
+                f"{{{', '.join(self.alphabet)}}}{hint}"
             )
         return None
 

@@ -40,6 +40,7 @@ def test_levels_and_state_ranges() -> None:
     [
         {"states": (1, 3)},
         {"states": (5, 4)},
+        {"states": (2, 201)},
         {"counterexamples": "longest"},
         {"alphabet_size": 1},
         {"colour": "red"},
@@ -115,7 +116,9 @@ def test_queries_parse_strictly() -> None:
     family = _family(alphabet_size=3)
     assert family.parse_query(" abca ") == "abca"
     assert family.parse_query('"ab"') == "ab"
-    assert family.parse_query("") == "" and family.parse_query("ε") == ""
+    assert family.parse_query("") == "" and family.parse_query('""') == ""
+    with pytest.raises(InvalidQueryError, match="'ε'"):
+        family.parse_query("ε")
     with pytest.raises(InvalidQueryError, match="'d'"):
         family.parse_query("abd")
     assert family.render_output(1) == "1"

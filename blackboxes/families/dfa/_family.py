@@ -31,6 +31,10 @@ __all__ = [
 DEFAULT_STATES: dict[str, tuple[int, int]] = {"easy": (2, 5), "hard": (6, 9)}
 """State counts per level: the DFA seed's buckets 2-3, 4-5 (easy) and 6-7, 8-9 (hard)."""
 MAX_STATES = 10_000
+"""Largest target a rule kind may name (the sampler handles it in about 0.1 s)."""
+MAX_GENERATED_STATES = 200
+"""Largest ``--states`` for generation: each box runs L*, KV and TTT against the oracle,
+which takes seconds per box at 200 states and minutes at 400."""
 MAX_ALPHABET = 26
 BASELINE_LEARNERS = ("kv", "lstar", "ttt")
 _KIND = re.compile(r"states-(\d+)")
@@ -108,9 +112,10 @@ class AutomatonFamily(Family):
         states = options.get("states", self.settings.states)
         if states is not None:
             lo, hi = states
-            if not 2 <= lo <= hi <= MAX_STATES:
+            if not 2 <= lo <= hi <= MAX_GENERATED_STATES:
                 raise UsageError(
-                    f"--states must be a range A-B with 2 <= A <= B <= {MAX_STATES}, got {lo}-{hi}"
+                    f"--states must be a range A-B with 2 <= A <= B <= {MAX_GENERATED_STATES} "
+                    f"(the baselines take minutes per box beyond that), got {lo}-{hi}"
                 )
             states = (int(lo), int(hi))
         mode = options.get("counterexamples", self.settings.counterexamples)
@@ -226,9 +231,9 @@ class AutomatonFamily(Family):
     def parse_query(self, text: str) -> JSONValue:
         if not isinstance(text, str):
             raise InvalidQueryError(f"a query must be text, got {type(text).__name__}")
+        # The same rule as the DFA episode's tools: the empty word is written "" (no
+        # aliases such as "ε", which could be letters of some alphabet).
         word = text.strip().strip("\"'`")
-        if word in ("ε", "epsilon", "<empty>"):
-            return ""
         foreign = sorted({c for c in word if c not in self.alphabet})
         if foreign:
             raise InvalidQueryError(
