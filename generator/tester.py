@@ -6,6 +6,11 @@ fresh worker gives byte-identical outputs (determinism), the outputs are not
 degenerate (identity, constant, or echoing), and a differential test against
 the trusted reference rule agrees on every input. A box designed by an LLM has
 no trusted reference (``rule=None``): every check but the differential one runs.
+
+A box that keeps hitting the sandbox's time limit is not called again after
+``_MAX_TIMEOUTS`` timed-out calls: the remaining inputs count as not run, and the
+determinism check is skipped (false), so a looping candidate costs a few seconds,
+not one time limit per input.
 """
 
 from __future__ import annotations
@@ -17,12 +22,14 @@ from typing import Any
 
 from blackboxes.families import Family, Rule
 from oracle_bench.errors import SandboxError
-from sandbox import SandboxLimits, SandboxWorker
+from sandbox import ErrorKind, SandboxLimits, SandboxWorker
 
 __all__ = ["CandidateReport", "check_candidate"]
 
 _MAX_EXAMPLES = 5
 _DETERMINISM_SAMPLE = 32
+_MAX_TIMEOUTS = 3
+"""Timed-out calls after which the tester stops calling the box."""
 
 
 @dataclass(frozen=True)
@@ -84,18 +91,30 @@ def check_candidate(
     examples: list[str] = []
     outputs: list[Any] = []
     mismatches = 0
+    timeouts = 0
     with worker:
         layers = tuple(sorted(worker.layers))
         for x in inputs:
+            if timeouts >= _MAX_TIMEOUTS:
+                break
             result = worker.call(x)
             if not result.ok:
                 shown = result.error.render() if result.error else "error"
                 msg = f"input {_short(x)}: {shown}"
                 if len(errors) < _MAX_EXAMPLES:
                     errors.append(msg)
+                if result.error is not None and result.error.kind is ErrorKind.TIMEOUT:
+                    timeouts += 1
                 outputs.append(None)
                 continue
             outputs.append(result.value)
+    not_run = len(inputs) - len(outputs)
+    stopped = not_run > 0
+    if stopped:
+        errors.append(
+            f"stopped after {timeouts} timed-out calls: {not_run} of {len(inputs)} inputs not run"
+        )
+        outputs.extend([None] * not_run)
     failed_calls = sum(1 for o in outputs if o is None)
     checks["runs"] = failed_calls == 0
     misfits = [(x, o) for x, o in zip(inputs, outputs, strict=True) if o is not None]
@@ -115,7 +134,8 @@ def check_candidate(
                         f"input {_short(x)}: expected {_short(expected)}, got {_short(got)}"
                     )
         checks["differential"] = mismatches == 0 and failed_calls == 0
-    checks["deterministic"] = _deterministic(code, entry, limits, inputs, outputs)
+    # A box that had to be stopped does not run: a second worker would only time out again.
+    checks["deterministic"] = not stopped and _deterministic(code, entry, limits, inputs, outputs)
     valid = [(x, y) for x, y in zip(inputs, outputs, strict=True) if y is not None]
     checks["non_degenerate"] = _non_degenerate(valid)
     if not checks["non_degenerate"]:
