@@ -43,7 +43,13 @@ from generator.graph import (
     recursion_limit,
 )
 from oracle_bench import __version__
-from oracle_bench.errors import BoxError, GenerationError, ProviderError, UsageError
+from oracle_bench.errors import (
+    BoxError,
+    GenerationError,
+    ProviderConfigError,
+    ProviderError,
+    UsageError,
+)
 from oracle_bench.jsonio import atomic_write_text, canonical_json
 from oracle_bench.rng import rng_for, seed_for
 from providers import RetryHook, Usage
@@ -208,18 +214,37 @@ def default_suite_name(category: str, label: str, seed: int, n: int) -> str:
 
 
 def check_models(config: GenerateConfig) -> None:
-    """Preflight the ``llm`` backend's models before any work starts.
+    """Preflight the ``llm`` backend's models before any work starts (and any file is
+    written).
 
     Raises ``ProviderConfigError`` (a ``UsageError``) naming what to set: an unknown
-    provider or model string, a missing API key, an unreachable base URL, a missing
-    scripted file. Does nothing for other backends.
+    provider or model string, a ``--base-url`` for an unknown provider, a missing API key,
+    a malformed or unreachable base URL, a missing scripted file, model options the
+    provider refuses (``max_tokens=abc``, a reserved request field), a bad pricing file
+    (``ORACLE_BENCH_PRICING``). Each provider is built once, as the run will build it
+    (building one never contacts its server), and dropped. Does nothing for other
+    backends.
     """
     if config.llm is None:
         return
-    from providers import check_provider
+    from providers import check_provider, create_provider, provider_names
 
-    for spec in dict.fromkeys(config.llm.roles().values()):
-        check_provider(spec, base_url=config.llm.base_url(spec))
+    llm = config.llm
+    names = provider_names()
+    for name in llm.base_urls:
+        if name and name not in names:
+            raise ProviderConfigError(
+                f"--base-url {name}=...: unknown provider {name!r}; available: {', '.join(names)}"
+            )
+    pricing = load_pricing()
+    for spec in dict.fromkeys(llm.roles().values()):
+        check_provider(spec, base_url=llm.base_url(spec))
+        provider = create_provider(
+            spec, options=dict(llm.options), base_url=llm.base_url(spec), pricing=pricing
+        )
+        close = getattr(provider, "close", None)
+        if close is not None:
+            close()
 
 
 def _created() -> str | None:

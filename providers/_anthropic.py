@@ -3,8 +3,9 @@
 Options: ``max_tokens`` (required by the API: 4096 unless given), ``thinking_budget=N``
 (sent as ``thinking={"type": "enabled", "budget_tokens": N}``; must be below
 ``max_tokens``), ``temperature``, ``top_p``, ``top_k``, ``stop_sequences`` and the other
-keyword arguments of ``messages.create`` as such; anything else goes into the request
-body as an extra key.
+keyword arguments of ``messages.create`` as such (not the request fields oracle-bench sets
+itself: ``model``, ``messages``, ``system``, ``tools``, ``thinking``, ``stream``...);
+anything else goes into the request body as an extra key.
 
 Structured output (``json_schema``) is emulated with a forced tool call named ``respond``
 whose ``input_schema`` is the schema; the reply's ``text`` is the JSON of its input. With
@@ -28,6 +29,8 @@ from providers._base import (
     ProviderSettings,
     check_reachable,
     classify_sdk_error,
+    reading_body,
+    refuse_reserved_options,
     resolve_api_key,
 )
 from providers.registry import register_provider
@@ -41,6 +44,9 @@ URL_ENV = "ANTHROPIC_BASE_URL"
 VENDOR_HOST = "api.anthropic.com"
 DEFAULT_MAX_TOKENS = 4096
 RESPOND_TOOL = "respond"
+_VENDOR_RESERVED = {
+    "thinking": "use -M thinking_budget=N (below -M max_tokens)",
+}
 _RESERVED = frozenset(
     {
         "messages",
@@ -94,6 +100,7 @@ def to_wire(messages: Sequence[ChatMessage]) -> tuple[str, list[dict[str, Any]]]
 class AnthropicProvider(BaseProvider):
     def __init__(self, settings: ProviderSettings, *, api_key: str) -> None:
         super().__init__(settings)
+        refuse_reserved_options(settings.options, _VENDOR_RESERVED)
         import anthropic
 
         self._sdk = anthropic
@@ -185,7 +192,8 @@ class AnthropicProvider(BaseProvider):
             if mapped is err:
                 raise
             raise mapped from err
-        return self._parse(message, json_schema is not None, notes)
+        with reading_body():
+            return self._parse(message, json_schema is not None, notes)
 
     def _parse(self, message: Any, structured: bool, notes: dict[str, Any]) -> Attempt:
         content = getattr(message, "content", None)
@@ -197,6 +205,8 @@ class AnthropicProvider(BaseProvider):
         for block in content:
             kind = getattr(block, "type", None)
             if kind == "text":
+                if not isinstance(block.text, str):
+                    raise TransientError("response", "malformed body (a text block has no text)")
                 texts.append(block.text)
             elif kind == "tool_use":
                 arguments = block.input if isinstance(block.input, dict) else {"_raw": block.input}

@@ -3,20 +3,24 @@ timing, pricing and the ``params`` record. A provider implements one attempt."""
 
 from __future__ import annotations
 
+import contextlib
 import json
 import logging
 import os
 import socket
 import threading
 import time
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from http import HTTPStatus
 from typing import Any
-from urllib.parse import urlsplit
+from urllib.parse import SplitResult, urlsplit
+
+from pydantic import ValidationError
 
 from oracle_bench.errors import (
     ProviderConfigError,
+    ProviderError,
     ProviderRateLimitError,
     ProviderResponseError,
     ProviderUnavailableError,
@@ -30,6 +34,38 @@ log = logging.getLogger(__name__)
 
 PLACEHOLDER_KEY = "oracle-bench-no-key"
 """Sent as the API key to a self-hosted server when no key is set (they ignore it)."""
+
+_SET_BY_ORACLE_BENCH = "oracle-bench sets it for every call"
+RESERVED_OPTIONS: Mapping[str, str] = {
+    "model": "set the model in the model string (provider/model)",
+    "messages": "the messages are the prompts oracle-bench builds",
+    "system": "the system prompt is the one oracle-bench builds",
+    "stream": "streaming is not supported",
+    "stream_options": "streaming is not supported",
+    "n": "oracle-bench reads exactly one choice per call",
+    "tools": "the tools are the ones oracle-bench offers",
+    "tool_choice": _SET_BY_ORACLE_BENCH,
+    "functions": "the tools are the ones oracle-bench offers",
+    "function_call": _SET_BY_ORACLE_BENCH,
+    "response_format": "structured output is requested by oracle-bench where needed",
+    "extra_headers": _SET_BY_ORACLE_BENCH,
+    "extra_query": _SET_BY_ORACLE_BENCH,
+    "extra_body": "unknown keys already go into the request body",
+    "timeout": "the per-attempt timeout is a provider setting, not a model option",
+}
+"""Request fields a model option (``-M key=value``) may not set, with what to do instead."""
+
+
+def refuse_reserved_options(
+    options: Mapping[str, Any], extra: Mapping[str, str] | None = None
+) -> None:
+    """A one-line ``ProviderConfigError`` naming the first option that would override a
+    request field oracle-bench sets itself (``RESERVED_OPTIONS`` plus a vendor's ``extra``)."""
+    reserved = {**RESERVED_OPTIONS, **(extra or {})}
+    for key in options:
+        hint = reserved.get(key)
+        if hint is not None:
+            raise ProviderConfigError(f"model option {key!r} cannot be set with -M: {hint}")
 
 
 @dataclass(frozen=True)
@@ -87,7 +123,11 @@ class BaseProvider:
         tool_choice: str | None,
         json_schema: dict[str, Any] | None,
     ) -> Attempt:
-        """One request. Raise ``TransientError`` to be retried, ``ProviderError`` to stop."""
+        """One request. Raise ``TransientError`` to be retried, ``ProviderError`` to stop.
+
+        Read the 200 response inside ``with reading_body():`` so that any failure there is a
+        malformed body; ``complete`` also checks that the ``Attempt`` makes a valid ``Reply``.
+        """
         raise NotImplementedError
 
     def close(self) -> None:
@@ -128,15 +168,27 @@ class BaseProvider:
                 self._cache_hit(hit, messages)
                 return hit.model_copy(update={"cached": True, "cost_usd": 0.0})
 
-        def attempt() -> Attempt:
-            return self._attempt(messages, tools, tool_choice, json_schema)
+        def attempt() -> tuple[Reply, Mapping[str, Any]]:
+            result = self._attempt(messages, tools, tool_choice, json_schema)
+            # Whatever a provider made of the body must make a valid Reply, or the body
+            # was malformed (e.g. a list where the text should be): retried like one.
+            with reading_body():
+                checked = Reply(
+                    text=result.text,
+                    tool_calls=result.tool_calls,
+                    finish_reason=result.finish_reason,
+                    usage=result.usage,
+                    model=self.name,
+                    cost_usd=settings.pricing.price(self.name, result.usage),
+                )
+                return checked, dict(result.notes)
 
         sem = settings.semaphore
         if sem is not None:
             sem.acquire()
         try:
             start = time.perf_counter()
-            result, retries = run_with_retries(
+            (checked, notes), retries = run_with_retries(
                 attempt,
                 policy=settings.retry,
                 provider_name=self.name,
@@ -156,25 +208,63 @@ class BaseProvider:
             "tool_choice": tool_choice,
             "json_schema": json_schema is not None,
         }
-        params.update(result.notes)
-        reply = Reply(
-            text=result.text,
-            tool_calls=result.tool_calls,
-            finish_reason=result.finish_reason,
-            usage=result.usage,
-            model=self.name,
-            params=params,
-            latency_s=latency,
-            cost_usd=settings.pricing.price(self.name, result.usage),
-            retries=retries,
+        params.update(notes)
+        reply = checked.model_copy(
+            update={"params": params, "latency_s": latency, "retries": retries}
         )
         if settings.cache is not None and key is not None:
             settings.cache.put(key, reply)
         return reply
 
 
+@contextlib.contextmanager
+def reading_body() -> Iterator[None]:
+    """Around reading and normalising a 200 response: any failure there (a null where an
+    object should be, a wrong type, a missing field) is a malformed body, a
+    ``TransientError`` the retry layer retries and finally reports as a
+    ``ProviderResponseError`` with a one-line reason."""
+    try:
+        yield
+    except (TransientError, ProviderError):
+        raise
+    except Exception as err:
+        raise TransientError("response", f"malformed body ({describe_error(err)})") from err
+
+
+def describe_error(err: BaseException) -> str:
+    """One line: ``Type: message``; for a pydantic error, the first failing field."""
+    if isinstance(err, ValidationError) and err.errors():
+        first = err.errors()[0]
+        where = ".".join([err.title, *(str(p) for p in first["loc"])])
+        got = repr(first.get("input"))
+        got = got if len(got) <= 60 else got[:57] + "..."
+        return _one_line(f"{where}: {first['msg']}, got {got}")
+    return f"{type(err).__name__}: {_one_line(str(err))}".rstrip(": ")
+
+
+def split_base_url(url: str) -> SplitResult:
+    """The parts of an ``http(s)://host[:port]/...`` base URL, or a one-line config error."""
+    try:
+        parts = urlsplit(url)
+        hostname = parts.hostname
+    except ValueError as err:
+        raise ProviderConfigError(f"bad base URL {url!r}: {err}") from None
+    if parts.scheme not in {"http", "https"} or not hostname:
+        raise ProviderConfigError(
+            f"bad base URL {url!r}: expected http://host:port/... or https://..."
+        )
+    try:
+        _ = parts.port  # raises on a port that is not a number (or out of range)
+    except ValueError:
+        raise ProviderConfigError(f"bad base URL {url!r}: the port is not a number") from None
+    return parts
+
+
 def is_local_url(url: str) -> bool:
-    host = (urlsplit(url).hostname or "").lower()
+    try:
+        host = (urlsplit(url).hostname or "").lower()
+    except ValueError:
+        return False
     return host in {"localhost", "::1", "0.0.0.0"} or host.startswith("127.")
 
 
@@ -184,12 +274,14 @@ def resolve_api_key(
     """``(api_key, base_url)`` from arguments and environment, or a one-line config error.
 
     A base URL other than the vendor's may run without a key: a placeholder is sent then.
+    A malformed base URL is a config error.
     """
     url = base_url or os.environ.get(url_env) or None
+    host = None if url is None else split_base_url(url).hostname
     key = os.environ.get(key_env) or ""
     if key:
         return key, url
-    if url is not None and (urlsplit(url).hostname or "") != default_host:
+    if url is not None and (host or "") != default_host:
         return PLACEHOLDER_KEY, url
     raise ProviderConfigError(
         f"set {key_env} (or pass --base-url / set {url_env} for a local server, which needs no key)"
@@ -198,17 +290,10 @@ def resolve_api_key(
 
 def check_reachable(url: str, *, url_env: str, connect_timeout: float) -> None:
     """A TCP connect to the URL's host and port, or a one-line ``ProviderConfigError``."""
-    parts = urlsplit(url)
-    if parts.scheme not in {"http", "https"} or not parts.hostname:
-        raise ProviderConfigError(
-            f"bad base URL {url!r}: expected http://host:port/... or https://..."
-        )
+    parts = split_base_url(url)
+    port = parts.port or (443 if parts.scheme == "https" else 80)
     try:
-        port = parts.port or (443 if parts.scheme == "https" else 80)
-    except ValueError:
-        raise ProviderConfigError(f"bad base URL {url!r}: the port is not a number") from None
-    try:
-        with socket.create_connection((parts.hostname, port), timeout=connect_timeout):
+        with socket.create_connection((parts.hostname or "", port), timeout=connect_timeout):
             pass
     except OSError as err:
         reason = _describe_socket_error(err)

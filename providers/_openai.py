@@ -24,6 +24,8 @@ from providers._base import (
     check_reachable,
     classify_sdk_error,
     parse_arguments,
+    reading_body,
+    refuse_reserved_options,
     resolve_api_key,
 )
 from providers.registry import register_provider
@@ -92,6 +94,7 @@ class _SchemaRefusedError(Exception):
 class OpenAIProvider(BaseProvider):
     def __init__(self, settings: ProviderSettings, *, api_key: str) -> None:
         super().__init__(settings)
+        refuse_reserved_options(settings.options)
         import openai
 
         self._sdk = openai
@@ -174,7 +177,8 @@ class OpenAIProvider(BaseProvider):
             completion = self._create(wire, request)
         else:
             completion = self._create(wire, request)
-        return self._parse(completion, notes)
+        with reading_body():
+            return self._parse(completion, notes)
 
     def _create(self, wire: list[dict[str, Any]], request: dict[str, Any]) -> Any:
         try:
@@ -192,7 +196,9 @@ class OpenAIProvider(BaseProvider):
         if not choices:
             raise TransientError("response", "malformed body (no choices)")
         choice = choices[0]
-        message = choice.message
+        message = getattr(choice, "message", None)
+        if message is None:
+            raise TransientError("response", "malformed body (choices[0].message is null)")
         calls = []
         for i, call in enumerate(message.tool_calls or []):
             function = getattr(call, "function", None)

@@ -12,8 +12,10 @@ from __future__ import annotations
 
 import json
 import socket
+import threading
 from collections.abc import Iterator
 from dataclasses import replace
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from typing import Any
 
@@ -367,6 +369,50 @@ def test_too_many_failures_raise_the_usual_generation_error(
     ]
 
 
+class _NullMessageHandler(BaseHTTPRequestHandler):
+    """An OpenAI-compatible server whose every 200 reply has ``choices[0].message: null``."""
+
+    protocol_version = "HTTP/1.1"
+
+    def log_message(self, format: str, *args: Any) -> None:
+        pass
+
+    def do_POST(self) -> None:
+        self.rfile.read(int(self.headers["Content-Length"]))
+        choice = {"index": 0, "message": None, "finish_reason": "stop"}
+        body = {"id": "x", "object": "chat.completion", "created": 0, "choices": [choice]}
+        data = json.dumps(body).encode()
+        self.send_response(200)
+        self.send_header("Content-Type", "application/json")
+        self.send_header("Content-Length", str(len(data)))
+        self.end_headers()
+        self.wfile.write(data)
+
+
+def test_malformed_200_replies_fail_the_box_and_the_run_goes_on(
+    server: LoopbackServer, tmp_path: Path
+) -> None:
+    httpd = ThreadingHTTPServer(("127.0.0.1", 0), _NullMessageHandler)
+    threading.Thread(target=httpd.serve_forever, daemon=True).start()
+    coder_url = f"http://127.0.0.1:{httpd.server_address[1]}/v1"
+    config = llm_config(server, tmp_path / "s", n=1, seed=9, max_candidates=2)
+    assert config.llm is not None
+    llm = replace(config.llm, base_urls={**config.llm.base_urls, "openai": coder_url})
+    try:
+        with pytest.raises(GenerationError, match="only 0 of 1 boxes passed verification after 2"):
+            generate_suite(replace(config, llm=llm), retry=FAST)
+    finally:
+        httpd.shutdown()
+        httpd.server_close()
+    for box_id in ("ERI-easy-0000", "ERI-easy-0001"):  # both candidates ran and were recorded
+        record = json.loads((tmp_path / "s" / "rejected" / f"{box_id}.json").read_text())
+        assert record["outcome"] == "failed"
+        assert record["reason"] == (
+            f"provider error: {CODER}: gave up after 3 attempts: "
+            "malformed body (choices[0].message is null)"
+        )
+
+
 def _closed_port() -> int:
     with socket.socket() as sock:
         sock.bind(("127.0.0.1", 0))
@@ -422,6 +468,34 @@ BASE = ["--category", "ERI", "--level", "easy", "-n", "1"]
             "--base-url expects [PROVIDER=]http(s)://..., not 'localhost'",
         ),
         (["--jobs", "0"], "--jobs must be >= 1, not 0"),
+        (
+            [
+                "--backend",
+                "llm",
+                "--coder",
+                CODER,
+                "--refiner",
+                REFINER,
+                "--base-url",
+                "http://[::1",
+            ],
+            "bad base URL 'http://[::1': Invalid IPv6 URL",
+        ),
+        (
+            [
+                "--backend",
+                "llm",
+                "--coder",
+                CODER,
+                "--refiner",
+                REFINER,
+                "--base-url",
+                "http://127.0.0.1:{port}",
+                "--base-url",
+                "opneai=http://127.0.0.1:{port}/v1",
+            ],
+            "--base-url opneai=...: unknown provider 'opneai'; available: anthropic, openai",
+        ),
     ],
 )
 def test_preflight_errors_are_one_line_exit_2_before_any_work(
@@ -435,3 +509,63 @@ def test_preflight_errors_are_one_line_exit_2_before_any_work(
     assert err.startswith("oracle-gen: error: ")
     assert needle.format(**fill) in err
     assert not (tmp_path / "s").exists()
+
+
+@pytest.mark.parametrize(
+    ("extra", "pricing", "needle"),
+    [
+        (
+            ["-M", "max_tokens=abc"],
+            None,
+            "oracle-gen: error: max_tokens must be a positive integer, got 'abc'",
+        ),
+        (
+            ["-M", "thinking_budget=5000"],
+            None,
+            "oracle-gen: error: thinking_budget (5000) must be below max_tokens (4096); "
+            "pass -M max_tokens=N with N > 5000",
+        ),
+        (
+            ["-M", "model=other"],
+            None,
+            "oracle-gen: error: model option 'model' cannot be set with -M: "
+            "set the model in the model string",
+        ),
+        (
+            ["-M", 'messages=[{"role": "user", "content": "x"}]'],
+            None,
+            "oracle-gen: error: model option 'messages' cannot be set with -M",
+        ),
+        ([], '{"models": {"openai/x": {"input": "cheap"}}}', "models.openai/x.input: Input should"),
+        ([], "{not json", "is not JSON (line 1: Expecting property name"),
+        ([], None, "pricing file {missing} does not exist"),
+    ],
+    ids=["max_tokens", "thinking_budget", "model", "messages", "pricing", "not-json", "missing"],
+)
+def test_config_errors_behind_a_reachable_server_are_preflight_errors(
+    extra: list[str],
+    pricing: str | None,
+    needle: str,
+    server: LoopbackServer,
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    """Found by building each provider and loading the pricing table in the preflight:
+    one line, exit 2, nothing written and the server never called."""
+    missing = tmp_path / "missing-pricing.json"
+    if pricing is not None:
+        (tmp_path / "pricing.json").write_text(pricing)
+        monkeypatch.setenv("ORACLE_BENCH_PRICING", str(tmp_path / "pricing.json"))
+    elif "{missing}" in needle:
+        monkeypatch.setenv("ORACLE_BENCH_PRICING", str(missing))
+    else:
+        monkeypatch.delenv("ORACLE_BENCH_PRICING", raising=False)
+    out = tmp_path / "s"
+    assert main([*cli_args(server, out, n=1, seed=0), *extra]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1, err
+    assert err.startswith("oracle-gen: error: ")
+    assert needle.format(missing=missing) in err
+    assert not out.exists()
+    assert server.requests == []

@@ -475,6 +475,144 @@ def test_connection_refused_during_a_call_is_retried_then_unavailable() -> None:
     assert len(events) == 1
 
 
+def _openai_body(**message: Any) -> dict[str, Any]:
+    msg: dict[str, Any] = {"role": "assistant", "content": "hello", **message}
+    return {
+        "id": "x",
+        "object": "chat.completion",
+        "created": 0,
+        "model": "m",
+        "choices": [{"index": 0, "message": msg, "finish_reason": "stop"}],
+        "usage": {"prompt_tokens": 3, "completion_tokens": 1, "total_tokens": 4},
+    }
+
+
+def _anthropic_body(*content: dict[str, Any]) -> dict[str, Any]:
+    return {
+        "id": "m",
+        "type": "message",
+        "role": "assistant",
+        "model": "m",
+        "content": list(content) or [{"type": "text", "text": "hello"}],
+        "stop_reason": "end_turn",
+        "stop_sequence": None,
+        "usage": {"input_tokens": 3, "output_tokens": 1},
+    }
+
+
+class _BodiesHandler(BaseHTTPRequestHandler):
+    """Answers 200 with the queued JSON bodies in order (the last one for ever after)."""
+
+    protocol_version = "HTTP/1.1"
+    bodies: list[Any]
+    served: int
+
+    def log_message(self, format: str, *args: Any) -> None:
+        pass
+
+    def do_POST(self) -> None:
+        self.rfile.read(int(self.headers["Content-Length"]))
+        cls = type(self)
+        body = cls.bodies[min(cls.served, len(cls.bodies) - 1)]
+        cls.served += 1
+        data = json.dumps(body).encode()
+        self.send_response(200)
+        self.send_header("Content-Type", "application/json")
+        self.send_header("Content-Length", str(len(data)))
+        self.end_headers()
+        self.wfile.write(data)
+
+
+@pytest.fixture
+def bodies() -> Iterator[tuple[type[_BodiesHandler], str]]:
+    handler = type("Handler", (_BodiesHandler,), {"bodies": [], "served": 0})
+    httpd = ThreadingHTTPServer(("127.0.0.1", 0), handler)
+    thread = threading.Thread(target=httpd.serve_forever, daemon=True)
+    thread.start()
+    try:
+        yield handler, f"http://127.0.0.1:{httpd.server_address[1]}"
+    finally:
+        httpd.shutdown()
+        httpd.server_close()
+
+
+_NULL_NAME_CALL = {"id": "c1", "type": "function", "function": {"name": None, "arguments": "{}"}}
+MALFORMED_200 = {
+    "openai-null-message": (
+        "openai",
+        {**_openai_body(), "choices": [{"index": 0, "message": None, "finish_reason": "stop"}]},
+        "malformed body (choices[0].message is null)",
+    ),
+    "openai-list-content": (
+        "openai",
+        _openai_body(content=[{"type": "text", "text": "hi"}]),
+        "malformed body (Reply.text: Input should be a valid string, got [{'type': 'text'",
+    ),
+    "openai-null-tool-name": (
+        "openai",
+        _openai_body(content=None, tool_calls=[_NULL_NAME_CALL]),
+        "malformed body (ToolCall.name: Input should be a valid string, got None)",
+    ),
+    "anthropic-null-text": (
+        "anthropic",
+        _anthropic_body({"type": "text", "text": None}),
+        "malformed body (a text block has no text)",
+    ),
+    "anthropic-null-tool-id": (
+        "anthropic",
+        _anthropic_body({"type": "tool_use", "id": None, "name": "run", "input": {}}),
+        "malformed body (ToolCall.id: Input should be a valid string, got None)",
+    ),
+    "anthropic-null-tool-name": (
+        "anthropic",
+        _anthropic_body({"type": "tool_use", "id": "t1", "name": None, "input": {}}),
+        "malformed body (ToolCall.name: Input should be a valid string, got None)",
+    ),
+}
+
+
+@pytest.mark.parametrize("case", sorted(MALFORMED_200))
+def test_a_200_with_wrong_field_types_is_a_malformed_body_retried_then_reported(
+    case: str, bodies: tuple[type[_BodiesHandler], str]
+) -> None:
+    fmt, body, reason = MALFORMED_200[case]
+    handler, url = bodies
+    handler.bodies = [body]
+    events: list[RetryEvent] = []
+    provider = create_provider(
+        f"{fmt}/m",
+        base_url=url + ("/v1" if fmt == "openai" else ""),
+        retry=FAST,
+        on_retry=events.append,
+    )
+    with pytest.raises(ProviderResponseError) as info:
+        provider.complete(MESSAGES, tools=[RUN])
+    message = str(info.value)
+    assert message.startswith(f"{fmt}/m: gave up after 3 attempts: {reason}"), message
+    assert "\n" not in message
+    assert handler.served == 3
+    assert [e.reason for e in events] == [str(info.value.__cause__)] * 2
+    assert events[0].reason.startswith(reason)
+
+
+@pytest.mark.parametrize("fmt", FORMATS)
+def test_a_malformed_200_then_a_good_one_is_survived(
+    fmt: str, bodies: tuple[type[_BodiesHandler], str]
+) -> None:
+    handler, url = bodies
+    bad, good = (
+        (_openai_body(content=[1]), _openai_body())
+        if fmt == "openai"
+        else (_anthropic_body({"type": "text", "text": None}), _anthropic_body())
+    )
+    handler.bodies = [bad, good]
+    provider = create_provider(
+        f"{fmt}/m", base_url=url + ("/v1" if fmt == "openai" else ""), retry=FAST
+    )
+    reply = provider.complete(MESSAGES)
+    assert (reply.text, reply.retries, reply.usage) == ("hello", 1, Usage(input=3, output=1))
+
+
 # -- the call cache -----------------------------------------------------------------------
 
 
@@ -716,6 +854,55 @@ def test_local_server_needs_no_key_and_must_be_reachable(
     assert str(info.value) == expected
     with pytest.raises(ProviderConfigError, match=r"^bad base URL 'ftp://x': expected http"):
         check_provider(f"{fmt}/m", base_url="ftp://x")
+
+
+RESERVED = [
+    ("openai", "model", "set the model in the model string (provider/model)"),
+    ("anthropic", "model", "set the model in the model string (provider/model)"),
+    ("openai", "messages", "the messages are the prompts oracle-bench builds"),
+    ("anthropic", "system", "the system prompt is the one oracle-bench builds"),
+    ("openai", "stream", "streaming is not supported"),
+    ("openai", "tools", "the tools are the ones oracle-bench offers"),
+    ("anthropic", "tool_choice", "oracle-bench sets it for every call"),
+    ("openai", "response_format", "structured output is requested by oracle-bench"),
+    ("openai", "n", "oracle-bench reads exactly one choice per call"),
+    ("openai", "extra_body", "unknown keys already go into the request body"),
+    ("anthropic", "thinking", "use -M thinking_budget=N (below -M max_tokens)"),
+]
+
+
+@pytest.mark.parametrize(("fmt", "key", "hint"), RESERVED, ids=[f"{f}-{k}" for f, k, _ in RESERVED])
+def test_model_options_may_not_override_reserved_request_fields(
+    fmt: str, key: str, hint: str, server: LoopbackServer
+) -> None:
+    with pytest.raises(ProviderConfigError) as info:
+        make(fmt, server, options={"temperature": 0, key: [{"role": "user", "content": "x"}]})
+    assert str(info.value).startswith(f"model option {key!r} cannot be set with -M: {hint}")
+    assert server.requests == []
+
+
+@pytest.mark.parametrize("fmt", FORMATS)
+@pytest.mark.parametrize(
+    ("url", "message"),
+    [
+        ("http://[::1", "bad base URL 'http://[::1': Invalid IPv6 URL"),
+        ("http://127.0.0.1:99999/v1", "bad base URL 'http://127.0.0.1:99999/v1': the port is"),
+        ("ftp://x", "bad base URL 'ftp://x': expected http://host:port/... or https://..."),
+    ],
+)
+def test_malformed_base_url_is_a_config_error(
+    fmt: str, url: str, message: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    for key_set in (False, True):
+        if key_set:
+            monkeypatch.setenv(f"{fmt.upper()}_API_KEY", "sk-test")
+        for call in (check_provider, create_provider):
+            with pytest.raises(ProviderConfigError) as info:
+                call(f"{fmt}/m", base_url=url)
+            assert str(info.value).startswith(message)
+    monkeypatch.setenv(f"{fmt.upper()}_BASE_URL", "http://[::1")
+    with pytest.raises(ProviderConfigError, match=r"^bad base URL 'http://\[::1': Invalid IPv6"):
+        create_provider(f"{fmt}/m")
 
 
 def test_scripted_preflight_names_file_and_line(tmp_path: Path) -> None:
