@@ -168,11 +168,18 @@ class GenerateConfig:
         return {k: v for k, v in options.items() if v is not None}
 
     def label(self) -> str:
-        """The suite's difficulty label: the level, or the state range when one is given."""
+        """The suite's label in default names and box ids: the level, or the state range
+        when one is given, plus any non-default DFA option (``-k3``, ``-mincex``), so suites
+        made with other options never share a default folder."""
+        label: str = self.level
         if self.states is not None:
             lo, hi = self.states
-            return f"states{lo}" if lo == hi else f"states{lo}-{hi}"
-        return self.level
+            label = f"states{lo}" if lo == hi else f"states{lo}-{hi}"
+        if self.alphabet_size not in (None, 2):
+            label += f"-k{self.alphabet_size}"
+        if self.counterexamples == "minimal":
+            label += "-mincex"
+        return label
 
     def validate(self) -> None:
         if self.level not in LEVELS:

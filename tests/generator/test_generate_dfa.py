@@ -80,6 +80,9 @@ def test_cli_generates_a_state_range(tmp_path: Path, capsys: pytest.CaptureFixtu
     assert code == 0
     suite, boxes = load_suite_boxes(out)
     assert suite.level == "easy"
+    # Options that change the boxes are in the default name, so suites never collide.
+    assert suite.name == "DFA-states4-5-mincex-seed0-n2"
+    assert boxes[0].info.id == "DFA-states4-5-mincex-0000"
     assert [b.info.dfa.counterexamples for b in boxes if b.info.dfa] == ["minimal", "minimal"]
 
 
