@@ -51,6 +51,7 @@ from blackboxes.box import DfaBoxInfo
 from blackboxes.store import Box
 from evaluator.dfa_trajectory import DfaCall, DfaTrajectory, round_half_up
 from evaluator.protocol import CallResultLike
+from evaluator.usage import agent_llm_calls, totals_of
 from oracle_bench.errors import EvaluationError, InvalidQueryError, UnknownNameError, UsageError
 
 __all__ = [
@@ -800,8 +801,11 @@ def run_dfa_episode(
         repetition=repetition,
         intro=intro,
     )
+    calls = agent_llm_calls(agent)
     return DfaTrajectory(
         **header,
+        llm_calls=calls,
+        usage=totals_of(calls) if calls else None,
         sandbox_layers=sorted(sandbox_layers),
         calls=list(env.calls),
         success=env.success,

@@ -16,6 +16,7 @@ from pydantic import BaseModel, ConfigDict, Field
 from blackboxes.automata.dfa import DFA
 from blackboxes.box import DfaBaselineCost
 from evaluator.trajectory import EpisodeStatus, read_record
+from evaluator.usage import LlmCallRecord, UsageTotals
 from oracle_bench.jsonio import atomic_write_text, canonical_json
 
 __all__ = [
@@ -110,6 +111,10 @@ class DfaTrajectory(_Model):
     """Counted calls made (MQ + EQ)."""
     invalid_calls: int
     agent_notes: list[str] = Field(default_factory=list)
+    llm_calls: list[LlmCallRecord] = Field(default_factory=list)
+    """Every provider call of an LLM agent, re-asks included ([] for other agents)."""
+    usage: UsageTotals | None = None
+    """The sums of ``llm_calls``; None for agents that call no model."""
     status: EpisodeStatus
     error: str | None = None
 

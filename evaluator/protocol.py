@@ -32,10 +32,12 @@ from evaluator.trajectory import (
     Trajectory,
     TurnRecord,
 )
+from evaluator.usage import agent_llm_calls, totals_of
 from oracle_bench.errors import EvaluationError, InvalidQueryError
 from oracle_bench.rng import rng_for
 
 __all__ = [
+    "DEFAULT_MAX_REASKS",
     "INVALID_QUERY",
     "INVALID_RENDER",
     "BoxEnvironment",
@@ -54,6 +56,7 @@ JSONValue = Any
 
 INVALID_QUERY = "invalid_query"
 """``TurnRecord.error_kind`` of a reply the family could not parse."""
+DEFAULT_MAX_REASKS = 2
 INVALID_RENDER = "invalid_output"
 """``error_kind`` of a box output the family cannot render (a box fault)."""
 
@@ -99,6 +102,11 @@ class EpisodeContext:
     feedback: FeedbackMode
     seed: int
     repetition: int = 0
+    invalid_costs_turn: bool = True
+    """ORACLE's rule (the default): an unparseable reply costs its turn. False: it is
+    recorded, not counted, and the turn is asked again up to ``max_reasks`` times."""
+    max_reasks: int = DEFAULT_MAX_REASKS
+    """With free invalid replies: re-asks per turn before an invalid reply costs the turn."""
 
 
 def turn_banner(turn: int, turns: int) -> str:
@@ -177,21 +185,51 @@ class _Episode:
         rec = TurnRecord(index=index, text=text, query=x, valid=True, shown=shown, error_kind=kind)
         return rec, Observation(turn=index, query_text=text, response=shown, query=x)
 
+    def _reply(self, index: int, total: int) -> tuple[str, list[TurnRecord]]:
+        """The reply for turn ``index``; with free invalid replies, unparseable ones are
+        recorded (``counted=False``), shown their error at once and re-asked up to
+        ``ctx.max_reasks`` times (the parse error says nothing about the box)."""
+        free: list[TurnRecord] = []
+        while True:
+            text = _text(self.agent.query(turn_banner(index, total)), "query")
+            if self.ctx.invalid_costs_turn or len(free) >= self.ctx.max_reasks:
+                return text, free
+            try:
+                self.family.parse_query(text)
+            except InvalidQueryError as exc:
+                shown = f"{exc} (invalid reply, not counted; the turn is asked again)"
+                rec = TurnRecord(
+                    index=index,
+                    text=text,
+                    query=None,
+                    valid=False,
+                    shown=shown,
+                    error_kind=INVALID_QUERY,
+                    counted=False,
+                )
+                free.append(rec)
+                self.agent.observe(Observation(turn=index, query_text=text, response=shown))
+                continue
+            return text, free
+
     def explore(self) -> None:
         total = self.ctx.spec.turns
         if self.ctx.feedback == "instant":
             for i in range(1, total + 1):
-                text = _text(self.agent.query(turn_banner(i, total)), "query")
+                text, free = self._reply(i, total)
+                self.turns.extend(free)
                 rec, obs = self._answer_turn(i, text)
                 self.turns.append(rec)
                 self.agent.observe(obs)
             return
         # deferred: every reply first, blind; then every answer, in order.
-        replies = [
-            _text(self.agent.query(turn_banner(i, total)), "query") for i in range(1, total + 1)
-        ]
+        replies = []
+        for i in range(1, total + 1):
+            text, free = self._reply(i, total)
+            replies.append((text, free))
         observations = []
-        for i, text in enumerate(replies, start=1):
+        for i, (text, free) in enumerate(replies, start=1):
+            self.turns.extend(free)
             rec, obs = self._answer_turn(i, text)
             self.turns.append(rec)
             observations.append(obs)
@@ -268,6 +306,7 @@ class _Episode:
             accuracy = None
             error = "the family produced no held-out items"
             completed = False
+        calls = agent_llm_calls(self.agent)
         try:
             notes = [str(n) for n in self.agent.notes()]
         except Exception as exc:
@@ -285,6 +324,8 @@ class _Episode:
             queries_used=sum(t.answered for t in self.turns),
             invalid_turns=sum(not t.valid for t in self.turns),
             agent_notes=notes,
+            llm_calls=calls,
+            usage=totals_of(calls) if calls else None,
             status="completed" if completed else "failed",
             error=error,
         )

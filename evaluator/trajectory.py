@@ -12,6 +12,7 @@ from typing import Any, Literal, TypeVar
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from evaluator.usage import LlmCallRecord, UsageTotals
 from oracle_bench.errors import EvaluationError
 from oracle_bench.jsonio import atomic_write_text, canonical_json, parse_model
 
@@ -55,7 +56,8 @@ class SpecRecord(_Model):
 
 
 class TurnRecord(_Model):
-    """One exploration turn. Every turn costs budget, valid or not."""
+    """One exploration reply. Every turn costs budget, valid or not, except the invalid
+    replies re-asked under ``--invalid-turns free`` (``counted=False``)."""
 
     index: int = Field(ge=1)
     """1-based turn number."""
@@ -70,6 +72,8 @@ class TurnRecord(_Model):
     """The box's output value when the call succeeded."""
     error_kind: str | None = None
     """``invalid_query`` for an unparsable reply, else the sandbox ErrorKind of a failed call."""
+    counted: bool = True
+    """False for a free invalid reply that was asked again (same ``index``)."""
 
     @property
     def answered(self) -> bool:
@@ -123,9 +127,13 @@ class Trajectory(_Model):
     queries_used: int
     """Valid queries the box answered."""
     invalid_turns: int
-    """Turns spent on replies that did not parse."""
+    """Replies that did not parse (counted or, re-asked, free)."""
     agent_notes: list[str] = Field(default_factory=list)
     """What the agent chose to report (e.g. a fallback it took)."""
+    llm_calls: list[LlmCallRecord] = Field(default_factory=list)
+    """Every provider call of an LLM agent, re-asks included ([] for other agents)."""
+    usage: UsageTotals | None = None
+    """The sums of ``llm_calls``; None for agents that call no model."""
     status: EpisodeStatus
     error: str | None = None
 
