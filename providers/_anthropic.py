@@ -32,6 +32,7 @@ from providers._base import (
     reading_body,
     refuse_reserved_options,
     resolve_api_key,
+    scope_headers,
 )
 from providers.registry import register_provider
 from providers.retry import TransientError
@@ -158,6 +159,9 @@ class AnthropicProvider(BaseProvider):
             request["system"] = system
         if self._extra:
             request["extra_body"] = dict(self._extra)
+        headers = scope_headers()
+        if headers:
+            request["extra_headers"] = headers
         wire_tools = [
             {"name": t.name, "description": t.description, "input_schema": t.parameters}
             for t in tools

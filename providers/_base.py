@@ -14,7 +14,7 @@ from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from http import HTTPStatus
 from typing import Any
-from urllib.parse import SplitResult, urlsplit
+from urllib.parse import SplitResult, quote, urlsplit
 
 from pydantic import ValidationError
 
@@ -25,7 +25,7 @@ from oracle_bench.errors import (
     ProviderResponseError,
     ProviderUnavailableError,
 )
-from providers.cache import CallCache, call_key
+from providers.cache import CallCache, call_key, current_scope
 from providers.pricing import PricingTable
 from providers.retry import RetryPolicy, TransientError, parse_retry_after, run_with_retries
 from providers.types import ChatMessage, Reply, RetryHook, ToolCall, ToolSpec, Usage
@@ -411,6 +411,17 @@ def parse_arguments(raw: str | None) -> dict[str, Any]:
         return value
     log.warning("tool call arguments are not a JSON object: %.120r", raw)
     return {"_raw": raw}
+
+
+SCOPE_HEADER = "x-oracle-bench-scope"
+"""Sent with every request made inside a :func:`~providers.cache.call_scope`: it names the
+call site (e.g. an evaluation episode), so a server's request log can be grouped by it."""
+
+
+def scope_headers() -> dict[str, str]:
+    """``{SCOPE_HEADER: <scope, percent-encoded to ASCII>}``, or {} outside any scope."""
+    scope = current_scope()
+    return {SCOPE_HEADER: quote(scope, safe="/:@._-~")} if scope else {}
 
 
 def count_words(text: str) -> int:

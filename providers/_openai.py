@@ -27,6 +27,7 @@ from providers._base import (
     reading_body,
     refuse_reserved_options,
     resolve_api_key,
+    scope_headers,
 )
 from providers.registry import register_provider
 from providers.retry import TransientError
@@ -134,6 +135,9 @@ class OpenAIProvider(BaseProvider):
         request: dict[str, Any] = {"model": self.settings.model, **self._kwargs}
         if self._extra:
             request["extra_body"] = dict(self._extra)
+        headers = scope_headers()
+        if headers:
+            request["extra_headers"] = headers
         if tools:
             request["tools"] = [
                 {

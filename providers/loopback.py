@@ -12,7 +12,11 @@ Endpoints (stdlib ``http.server``, HTTP/1.1, 127.0.0.1, port 0 = any free port):
 * ``POST /v1/messages``: Anthropic Messages (non-streaming only).
 * ``GET /health``: ``200 {"status": "ok"}``.
 
-Replies are served in order, one per request. A reply with ``match`` is only served to a
+Replies are served in order, one per request. With ``per_conversation=True`` (CLI
+``--per-conversation``) the script is instead replayed by every conversation: the request
+whose messages hold i assistant turns gets line i (0-based), so concurrent evaluation
+episodes each get the whole script, deterministically; ``match`` is ignored then, and
+faults come only from :meth:`LoopbackServer.inject`. A reply with ``match`` is only served to a
 request whose last user/tool message contains that substring, so one server can answer
 several roles deterministically: the first unserved reply whose ``match`` is None or occurs
 is served. Faults queued with :meth:`LoopbackServer.inject` are served first and consume
@@ -362,10 +366,12 @@ class LoopbackServer:
         latency: float = 0.0,
         host: str = "127.0.0.1",
         port: int = 0,
+        per_conversation: bool = False,
     ) -> None:
         if latency < 0:
             raise UsageError(f"latency must be >= 0, got {latency}")
         self.latency = latency
+        self.per_conversation = per_conversation
         self._lock = threading.Lock()
         self._state = _State()
         self._ids = itertools.count(1)
@@ -411,6 +417,14 @@ class LoopbackServer:
     def add(self, *replies: ReplyLike) -> None:
         """Append replies (a ``ScriptedReply``, a dict of its fields, or plain text)."""
         parsed = [_to_reply(r) for r in replies]
+        if self.per_conversation:
+            for i, reply in enumerate(parsed):
+                if reply.fault is not None and reply.fault != "slow":
+                    raise UsageError(
+                        f"scripted reply {i + 1}: a per-conversation script replays every line "
+                        f"in every conversation, so a {reply.fault!r} line would fail every "
+                        "retry; inject faults with inject() (or --fault) instead"
+                    )
         with self._lock:
             self._state.replies.extend(parsed)
             self._state.served.extend(False for _ in parsed)
@@ -501,6 +515,8 @@ class LoopbackServer:
                 injected.retry_after,
                 _FAULT_STATUS[injected.fault],
             )
+        if self.per_conversation:
+            return self._plan_in_conversation(body, injected)
         text = _last_message_text(body)
         pending = [i for i, done in enumerate(state.served) if not done]
         chosen = next((i for i in pending if _matches(state.replies[i], text)), None)
@@ -523,6 +539,23 @@ class LoopbackServer:
         return _Plan(
             chosen, reply, fault, extra + reply.delay, reply.retry_after, _FAULT_STATUS[fault]
         )
+
+    def _plan_in_conversation(self, body: Mapping[str, Any], injected: _Injected | None) -> _Plan:
+        """Per-conversation mode: the reply whose index is the number of assistant turns."""
+        state = self._state
+        messages = body.get("messages") or []
+        index = sum(1 for m in messages if isinstance(m, dict) and m.get("role") == "assistant")
+        extra = injected.delay if injected is not None else 0.0
+        if index >= len(state.replies):
+            message = (
+                f"loopback script exhausted: the conversation is at assistant turn {index + 1} "
+                f"and the script has {len(state.replies)} replies"
+            )
+            return _Plan(None, None, "exhausted", extra, None, 500, message)
+        state.served[index] = True
+        reply = state.replies[index]
+        tag = "slow" if (reply.fault == "slow" or injected is not None) else None
+        return _Plan(index, reply, tag, extra + reply.delay, None, 200)
 
     def _handle(self, handler: _Handler, raw: bytes) -> None:
         path = urlsplit(handler.path).path.rstrip("/")
@@ -732,6 +765,12 @@ def _parser() -> argparse.ArgumentParser:
     parser.add_argument("--host", default="127.0.0.1", help="address to bind (default 127.0.0.1)")
     parser.add_argument("--port", type=int, default=0, help="port (default 0: any free port)")
     parser.add_argument("--latency", type=float, default=0.0, help="seconds before each answer")
+    parser.add_argument(
+        "--per-conversation",
+        action="store_true",
+        help="answer the i-th assistant turn of EVERY conversation with script line i "
+        "(for evaluation runs: each episode replays the whole script)",
+    )
     return parser
 
 
@@ -749,7 +788,16 @@ def main(argv: Sequence[str] | None = None) -> int:
         print(f"oracle-llm-server: error: {exc}", file=sys.stderr)
         return 2
     try:
-        server = LoopbackServer(script, latency=args.latency, host=args.host, port=args.port)
+        server = LoopbackServer(
+            script,
+            latency=args.latency,
+            host=args.host,
+            port=args.port,
+            per_conversation=args.per_conversation,
+        )
+    except UsageError as exc:
+        print(f"oracle-llm-server: error: {exc}", file=sys.stderr)
+        return 2
     except OSError as exc:
         print(
             f"oracle-llm-server: error: cannot listen on {args.host}:{args.port}: {exc.strerror}",

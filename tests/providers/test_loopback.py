@@ -647,3 +647,56 @@ def test_cli_serves_until_interrupted(tmp_path: Path) -> None:
     assert proc.returncode == 0
     assert out == "served 1 of 1 replies\n"
     assert err == ""
+
+
+# -- per-conversation scripts (evaluation episodes) -----------------------------------------
+
+
+def _conversation(turns: int) -> list[dict[str, str]]:
+    messages = [{"role": "user", "content": "start"}]
+    for i in range(turns):
+        messages += [{"role": "assistant", "content": f"a{i}"}, {"role": "user", "content": "go"}]
+    return messages
+
+
+def test_per_conversation_replays_the_script_for_every_conversation() -> None:
+    with LoopbackServer(["first", "second", "third"], per_conversation=True) as srv:
+        client = _openai(srv)
+        texts = [
+            client.chat.completions.create(model="m", messages=_conversation(k))  # type: ignore[arg-type]
+            .choices[0]
+            .message.content
+            for k in (0, 0, 1, 2, 1, 0)
+        ]
+        assert texts == ["first", "first", "second", "third", "second", "first"]
+        reply = _anthropic(srv).messages.create(
+            model="c",
+            max_tokens=8,
+            messages=_conversation(2),  # type: ignore[arg-type]
+        )
+        assert [b.text for b in reply.content if b.type == "text"] == ["third"]
+        assert srv.remaining == 0
+        with pytest.raises(openai.InternalServerError) as info:
+            client.chat.completions.create(model="m", messages=_conversation(3))  # type: ignore[arg-type]
+        assert "assistant turn 4" in str(info.value)
+        assert [r.served for r in srv.requests] == [0, 0, 1, 2, 1, 0, 2, None]
+
+
+def test_per_conversation_injected_faults_are_served_once() -> None:
+    with LoopbackServer(["only"], per_conversation=True) as srv:
+        srv.inject("server_error")
+        client = _openai(srv, max_retries=1)
+        reply = client.chat.completions.create(model="m", messages=_conversation(0))  # type: ignore[arg-type]
+        assert reply.choices[0].message.content == "only"
+        assert [r.status for r in srv.requests] == [500, 200]
+
+
+def test_per_conversation_refuses_fault_lines() -> None:
+    with pytest.raises(UsageError, match="inject"):
+        LoopbackServer([ScriptedReply(fault="rate_limit")], per_conversation=True)
+
+
+def test_cli_per_conversation_flag_is_in_help(capsys: pytest.CaptureFixture[str]) -> None:
+    with pytest.raises(SystemExit):
+        main(["--help"])
+    assert "--per-conversation" in capsys.readouterr().out

@@ -33,6 +33,7 @@ from providers import (
     ToolCall,
     ToolSpec,
     Usage,
+    call_scope,
     check_provider,
     create_provider,
     parse_model_options,
@@ -921,3 +922,14 @@ def test_scripted_preflight_names_file_and_line(tmp_path: Path) -> None:
     bad_field.write_text('{"txt": "typo"}\n')
     with pytest.raises(ProviderConfigError, match=r"bad\.jsonl:1: txt: Extra inputs"):
         check_provider(f"scripted/{bad_field}")
+
+
+@pytest.mark.parametrize("fmt", ["openai", "anthropic"])
+def test_scope_is_sent_as_a_header(fmt: str, server: LoopbackServer) -> None:
+    server.add("one", "two")
+    provider = make(fmt, server)
+    provider.complete([ChatMessage(role="user", content="outside")])
+    with call_scope("ERI-easy-0001/openai/m/r2 é"):
+        provider.complete([ChatMessage(role="user", content="inside")])
+    headers = [r.headers.get("x-oracle-bench-scope") for r in server.requests]
+    assert headers == [None, "ERI-easy-0001/openai/m/r2%20%C3%A9"]
