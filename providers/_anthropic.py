@@ -71,7 +71,9 @@ def _blocks(msg: ChatMessage) -> tuple[str, list[dict[str, Any]]]:
             {"type": "tool_result", "tool_use_id": msg.tool_call_id or "", "content": msg.content}
         ]
     if msg.role == "assistant":
-        blocks: list[dict[str, Any]] = []
+        # Thinking blocks first, as the API gave them: with thinking enabled it refuses a
+        # tool-use turn that does not start with its (signed) thinking block.
+        blocks: list[dict[str, Any]] = [dict(b) for b in msg.reasoning_blocks]
         if msg.content:
             blocks.append({"type": "text", "text": msg.content})
         blocks.extend(
@@ -205,10 +207,17 @@ class AnthropicProvider(BaseProvider):
             raise TransientError("response", "malformed body (no content)")
         texts: list[str] = []
         calls: list[ToolCall] = []
+        reasoning: list[dict[str, Any]] = []
         answer: str | None = None
         for block in content:
             kind = getattr(block, "type", None)
-            if kind == "text":
+            if kind == "thinking":
+                reasoning.append(
+                    {"type": "thinking", "thinking": block.thinking, "signature": block.signature}
+                )
+            elif kind == "redacted_thinking":
+                reasoning.append({"type": "redacted_thinking", "data": block.data})
+            elif kind == "text":
                 if not isinstance(block.text, str):
                     raise TransientError("response", "malformed body (a text block has no text)")
                 texts.append(block.text)
@@ -227,6 +236,7 @@ class AnthropicProvider(BaseProvider):
             finish_reason=getattr(message, "stop_reason", None),
             usage=_usage(getattr(message, "usage", None)),
             notes=notes,
+            reasoning_blocks=reasoning,
         )
 
 

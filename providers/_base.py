@@ -100,6 +100,7 @@ class Attempt:
     usage: Usage
     notes: Mapping[str, Any] = field(default_factory=dict)
     """Extra entries for ``Reply.params`` (e.g. a dropped response_format)."""
+    reasoning_blocks: list[dict[str, Any]] = field(default_factory=list)
 
 
 class BaseProvider:
@@ -177,6 +178,7 @@ class BaseProvider:
                     text=result.text,
                     tool_calls=result.tool_calls,
                     finish_reason=result.finish_reason,
+                    reasoning_blocks=result.reasoning_blocks,
                     usage=result.usage,
                     model=self.name,
                     cost_usd=settings.pricing.price(self.name, result.usage),

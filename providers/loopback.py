@@ -92,6 +92,7 @@ _FAULT_STATUS: dict[str, int | None] = {
 WireFormat = Literal["openai", "anthropic"]
 USAGE_KEYS = ("input", "output", "cache_read", "cache_write", "reasoning")
 _TOOL_CALL_KEYS = {"name", "arguments", "id"}
+THINKING_SIGNATURE = "loopback-signature"
 MALFORMED_BODY = b'{"id": "chatcmpl-broken", "choices": [ this is not JSON'
 
 
@@ -112,6 +113,8 @@ class ScriptedReply(BaseModel):
     """Seconds to wait before answering (any reply; the point of ``slow``)."""
     match: str | None = None
     """Serve only to a request whose last user/tool message contains this substring."""
+    thinking: str | None = None
+    """Anthropic format: a signed ``thinking`` block before the text (ignored by OpenAI)."""
 
     @field_validator("tool_calls")
     @classmethod
@@ -334,6 +337,36 @@ def _last_message_text(body: Mapping[str, Any]) -> str:
     if messages and isinstance(messages[-1], dict):
         return _text_of(messages[-1].get("content"))
     return ""
+
+
+def _unsigned_tool_turn(body: Mapping[str, Any]) -> str | None:
+    """Anthropic's rule with thinking enabled: the last assistant turn, if it used a tool,
+    must start with a signed thinking block (the API answers 400 otherwise)."""
+    thinking = body.get("thinking")
+    if not isinstance(thinking, dict) or thinking.get("type") != "enabled":
+        return None
+    messages = body.get("messages") or []
+    for i in range(len(messages) - 1, -1, -1):
+        message = messages[i]
+        if not isinstance(message, dict) or message.get("role") != "assistant":
+            continue
+        blocks = message.get("content")
+        if not isinstance(blocks, list):
+            return None
+        kinds = [b.get("type") for b in blocks if isinstance(b, dict)]
+        if "tool_use" not in kinds:
+            return None
+        first = blocks[0] if blocks and isinstance(blocks[0], dict) else {}
+        if first.get("type") == "redacted_thinking":
+            return None
+        if first.get("type") == "thinking" and first.get("signature") == THINKING_SIGNATURE:
+            return None
+        return (
+            f"messages.{i}.content.0.type: Expected `thinking` or `redacted_thinking`, but found "
+            f"`{first.get('type')}`. When `thinking` is enabled, a final `assistant` message "
+            "must start with a thinking block."
+        )
+    return None
 
 
 def _matches(reply: ScriptedReply, text: str) -> bool:
@@ -585,6 +618,10 @@ class LoopbackServer:
             )
         elif not isinstance(body.get("messages"), list) or not body["messages"]:
             problem = (400, "bad_request", "'messages' must be a non-empty list")
+        elif fmt == "anthropic":
+            unsigned = _unsigned_tool_turn(body)
+            if unsigned is not None:
+                problem = (400, "bad_request", unsigned)
         with self._lock:
             if problem is not None or not isinstance(body, dict):
                 code, reason, message = problem or (400, "bad_request", "bad request")
@@ -719,6 +756,10 @@ class LoopbackServer:
         n = next(self._ids)
         usage = self._usage(body, reply)
         content: list[dict[str, Any]] = []
+        if reply.thinking is not None:
+            content.append(
+                {"type": "thinking", "thinking": reply.thinking, "signature": THINKING_SIGNATURE}
+            )
         if reply.text or not reply.tool_calls:
             content.append({"type": "text", "text": reply.text, "citations": None})
         content.extend(

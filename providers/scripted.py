@@ -26,7 +26,7 @@ from typing import Any
 
 from oracle_bench.errors import ProviderConfigError, ProviderResponseError, UsageError
 from providers._base import Attempt, BaseProvider, ProviderSettings, count_words
-from providers.loopback import ScriptedReply, load_script
+from providers.loopback import THINKING_SIGNATURE, ScriptedReply, load_script
 from providers.registry import register_provider
 from providers.retry import TransientError
 from providers.types import ChatMessage, Provider, Reply, ToolCall, ToolSpec, Usage
@@ -135,12 +135,18 @@ class ScriptedProvider(BaseProvider):
             + sum(count_words(json.dumps(c.get("arguments", {}))) for c in line.tool_calls),
         }
         usage = Usage(**{k: line.usage.get(k, counted.get(k, 0)) for k in _USAGE_KEYS})
+        reasoning = (
+            []
+            if line.thinking is None
+            else [{"type": "thinking", "thinking": line.thinking, "signature": THINKING_SIGNATURE}]
+        )
         return Attempt(
             text=line.text,
             tool_calls=calls,
             finish_reason="tool_calls" if calls else "stop",
             usage=usage,
             notes={"script_line": index + 1},
+            reasoning_blocks=reasoning,
         )
 
 

@@ -48,6 +48,10 @@ class ChatMessage(_Model):
     content: str = ""
     tool_calls: list[ToolCall] = Field(default_factory=list)
     tool_call_id: str | None = None
+    reasoning_blocks: list[dict[str, Any]] = Field(default_factory=list)
+    """An assistant turn's opaque reasoning blocks, sent back as the provider gave them
+    (``Reply.reasoning_blocks``; Anthropic refuses a tool-use turn with thinking enabled
+    whose thinking block is missing)."""
 
 
 class ToolSpec(_Model):
@@ -90,6 +94,9 @@ class Reply(_Model):
     text: str
     tool_calls: list[ToolCall] = Field(default_factory=list)
     finish_reason: str | None = None
+    reasoning_blocks: list[dict[str, Any]] = Field(default_factory=list)
+    """Opaque reasoning blocks (Anthropic ``thinking``/``redacted_thinking`` with their
+    signatures) to copy into the assistant message of a continued conversation."""
     usage: Usage = Field(default_factory=Usage)
     model: str
     """``provider/model`` as requested (the provider's own model id is in ``params``)."""

@@ -933,3 +933,37 @@ def test_scope_is_sent_as_a_header(fmt: str, server: LoopbackServer) -> None:
         provider.complete([ChatMessage(role="user", content="inside")])
     headers = [r.headers.get("x-oracle-bench-scope") for r in server.requests]
     assert headers == [None, "ERI-easy-0001/openai/m/r2%20%C3%A9"]
+
+
+def test_anthropic_thinking_blocks_go_back_with_the_tool_turn(server: LoopbackServer) -> None:
+    tool = ToolSpec(name="query", description="ask", parameters={"type": "object"})
+    server.add(
+        {"thinking": "try abc", "tool_calls": [{"name": "query", "arguments": {"input": "abc"}}]},
+        "done",
+        "never served",
+    )
+    provider = make("anthropic", server, options={"thinking_budget": 1024, "max_tokens": 2048})
+    first = provider.complete(MESSAGES, tools=[tool])
+    assert first.reasoning_blocks == [
+        {"type": "thinking", "thinking": "try abc", "signature": "loopback-signature"}
+    ]
+    call = first.tool_calls[0]
+    turn = ChatMessage(role="assistant", tool_calls=[call], reasoning_blocks=first.reasoning_blocks)
+    result = ChatMessage(role="tool", tool_call_id=call.id, content="ABC")
+    second = provider.complete([*MESSAGES, turn, result], tools=[tool])
+    assert second.text == "done"
+    sent = server.requests[1].body["messages"][1]["content"]
+    assert [b["type"] for b in sent] == ["thinking", "tool_use"]
+    # Without the thinking block the API (and the loopback server) refuses the turn.
+    bare = turn.model_copy(update={"reasoning_blocks": []})
+    with pytest.raises(ProviderResponseError, match="thinking"):
+        provider.complete([*MESSAGES, bare, result], tools=[tool])
+
+
+def test_scripted_thinking_becomes_reasoning_blocks(tmp_path: Path) -> None:
+    script = tmp_path / "s.jsonl"
+    script.write_text(json.dumps({"text": "hi", "thinking": "hmm"}) + "\n")
+    reply = create_provider(f"scripted/{script}").complete(MESSAGES)
+    assert reply.reasoning_blocks == [
+        {"type": "thinking", "thinking": "hmm", "signature": "loopback-signature"}
+    ]
