@@ -11,14 +11,26 @@ from __future__ import annotations
 
 import argparse
 import logging
+import math
 import sys
+import threading
+import time
 from collections.abc import Sequence
 from pathlib import Path
+from typing import Any
 
 from rich import box
 from rich.console import Console
-from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+from rich.progress import (
+    BarColumn,
+    MofNCompleteColumn,
+    Progress,
+    ProgressColumn,
+    TextColumn,
+    TimeElapsedColumn,
+)
 from rich.table import Table
+from rich.text import Text
 
 from blackboxes.store import load_suite_boxes
 from evaluator.agents import agent_names, check_agent_name
@@ -36,21 +48,31 @@ from evaluator.dfa_summary import (
     format_buckets,
     parse_buckets,
 )
+from evaluator.llm_agents import PROTOCOLS, LlmAgentSettings, check_llm_agent, is_llm_agent
 from evaluator.runner import (
+    INVALID_TURNS_MODES,
     MAX_SIMILARITY_LEN,
     ProgressEvent,
+    RetryProgress,
+    RunEvent,
     RunResult,
+    UsageProgress,
     evaluate_suite,
     is_dfa_suite,
+    parse_shard,
 )
 from evaluator.spec import FEEDBACK_MODES, FeedbackMode, TurnShot, parse_feedback, parse_spec
 from evaluator.summary import GroupRow, Summary
+from evaluator.usage import RunBudget
 from oracle_bench.cli import ArgumentParser, configure_logging, suites_root
 from oracle_bench.errors import BoxError, OracleBenchError, UnknownNameError, UsageError
+from providers import parse_model_options
 
 __all__ = ["main"]
 
 PROG = "oracle-eval"
+EXIT_STOPPED = 3
+"""A budget stopped the run before every episode was done (rerun with a larger cap)."""
 DEFAULT_AGENTS = ("random", "fixed", "adaptive")
 DEFAULT_DFA_AGENTS = ("lstar", "kv", "ttt")
 SUITES_ENV = "ORACLE_BENCH_SUITES"
@@ -76,14 +98,67 @@ min(L*, TTT), rounded half up. DFA agents: {", ".join(DEFAULT_DFA_AGENTS)} (the 
 Results go to runs/<suite name>/dfa-x<F>-seed<SEED>; the summary groups boxes by state
 count with --buckets (default {format_buckets(DEFAULT_BUCKETS)}).
 
-Output: trajectories/*.json (one per episode), summary.json, summary.csv, run.json.
+LLM agents: --agent provider/model (openai/<model>, anthropic/<model>, or
+scripted/<replies.jsonl>), repeatable and mixable with baselines, on any suite. --base-url
+points at any OpenAI-compatible server (vLLM, Ollama, llama.cpp); -M KEY=VALUE passes model
+options (temperature, reasoning_effort...). Every LLM agent is checked before any work
+(unknown provider, missing key, unreachable --base-url: one line, exit 2). --invalid-turns
+count (ORACLE's rule: an unparseable reply costs its turn) or free (re-asked up to
+--max-reasks times, recorded, not counted); --max-reasks also bounds the agent's own
+re-asks after a reply with no usable call.
+
+Concurrency: --concurrency N episodes at once (default 1), at most --max-per-provider
+calls in flight per provider, on at most --workers sandbox workers (default N). Results
+do not depend on N. --shard i/n runs every n-th episode of the job list (boxes x agents x
+repeats), so n machines can share one job list; shards may write into one --out (run,
+index and summary files get a .shard-i-of-n suffix) and `oracle-eval report DIR`
+merges all trajectories.
+
+Resume: rerunning the same command skips finished episodes (failed ones rerun); LLM calls
+are cached in OUT/.cache/calls.sqlite, so an episode cut off (kill, budget) replays its
+finished calls for free. A directory made with other --invalid-turns, --max-reasks,
+--protocol, --history or -M settings is refused (exit 2).
+
+Budgets: --max-cost USD and --max-tokens N cap the LLM usage of the output directory's
+finished episodes of this job list plus this run's calls. When one is reached no episode
+starts, episodes in flight stop at their next call (not recorded), the summary covers
+what finished, and oracle-eval exits 3 saying so; rerun with a larger cap to go on.
+
+Output: trajectories/*.json (one per episode), summary.json, summary.csv, index.json
+(one row per episode: file, status, score, tokens, $), run.json (arguments, config
+digest, usage, stopped reason). Exit codes: 0 done, 1 error, 2 bad usage, 3 stopped by a
+budget, 130 interrupted (rerun to resume).
 
 Examples:
   oracle-eval 10@1
   oracle-eval 20@2 --suite suites/eri-easy --agent adaptive --agent random
   oracle-eval 10@1 --feedback deferred --seed 7 --repeats 3 --out runs/deferred
   oracle-eval --suite suites/DFA-states2-9-seed0-n80 --agent ttt --budget-factor 1.5
+  oracle-eval 20@2 --agent openai/gpt-5-mini --agent adaptive --repeats 3 \\
+      --concurrency 16 --max-cost 5
+  oracle-eval 10@1 --agent openai/qwen3 --base-url http://localhost:8000/v1 -M temperature=0
+  oracle-eval 20@2 --agent openai/gpt-5-mini --shard 2/4 --out runs/shared
+  oracle-eval report runs/shared
 """
+
+
+def _int_arg(text: str) -> int:
+    """An argparse type: an int (argparse names the flag in the one-line error)."""
+    try:
+        return int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected an integer, got {text!r}") from None
+
+
+def _float_arg(text: str) -> float:
+    """An argparse type: a finite number."""
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a number, got {text!r}") from None
+    if not math.isfinite(value):
+        raise argparse.ArgumentTypeError(f"expected a finite number, got {text!r}")
+    return value
 
 
 def _parser() -> argparse.ArgumentParser:
@@ -157,6 +232,96 @@ def _parser() -> argparse.ArgumentParser:
         metavar="R",
         help="repetitions per box and agent (default: 1)",
     )
+    llm = p.add_argument_group("LLM agents")
+    llm.add_argument(
+        "--base-url",
+        default=None,
+        metavar="URL",
+        help="API base URL of the LLM agents' provider (any OpenAI-compatible server)",
+    )
+    llm.add_argument(
+        "-M",
+        "--model-option",
+        action="append",
+        default=[],
+        metavar="KEY=VALUE",
+        dest="model_options",
+        help="model option passed through, repeatable (e.g. -M temperature=0)",
+    )
+    llm.add_argument(
+        "--protocol",
+        default=None,
+        metavar="P",
+        help=f"{' or '.join(PROTOCOLS)}: native tool calls or a text protocol (default: tools)",
+    )
+    llm.add_argument(
+        "--invalid-turns",
+        default=None,
+        metavar="MODE",
+        help="count (default: an unparseable reply costs its turn) or free (turn@shot suites)",
+    )
+    llm.add_argument(
+        "--max-reasks",
+        type=_int_arg,
+        default=None,
+        metavar="N",
+        help="re-asks after an unusable reply (default: 2)",
+    )
+    llm.add_argument(
+        "--history",
+        default=None,
+        metavar="full|N",
+        help="context: the full history (default) or the last N exchanges",
+    )
+    llm.add_argument(
+        "--timeout",
+        type=_float_arg,
+        default=None,
+        metavar="S",
+        help="seconds per provider call attempt (default: 600)",
+    )
+    run = p.add_argument_group("concurrency, sharding and budgets")
+    run.add_argument(
+        "--concurrency",
+        type=_int_arg,
+        default=1,
+        metavar="N",
+        help="episodes in flight (default: 1)",
+    )
+    run.add_argument(
+        "--max-per-provider",
+        type=_int_arg,
+        default=None,
+        metavar="N",
+        help="LLM calls in flight per provider (default: no bound beyond --concurrency)",
+    )
+    run.add_argument(
+        "--workers",
+        type=_int_arg,
+        default=None,
+        metavar="N",
+        help="sandbox workers at most (default: --concurrency)",
+    )
+    run.add_argument(
+        "--shard",
+        default=None,
+        metavar="i/n",
+        help="run only every n-th episode of the job list, starting at the i-th",
+    )
+    run.add_argument(
+        "--max-cost",
+        type=_float_arg,
+        default=None,
+        metavar="USD",
+        help="stop cleanly once this many dollars are spent (resumable)",
+    )
+    run.add_argument(
+        "--max-tokens",
+        type=_int_arg,
+        default=None,
+        metavar="N",
+        help="stop cleanly once this many tokens are used (resumable)",
+    )
     p.add_argument("-v", "--verbose", action="count", default=0, help="more logging (-vv: debug)")
     return p
 
@@ -222,9 +387,103 @@ def _tables(console: Console, summary: Summary) -> None:
 
 def _check_any_agent(name: str) -> None:
     """Fail fast (before any suite is read) on a name no family knows."""
+    if is_llm_agent(name):
+        return  # provider/model: preflighted with the LLM settings
     known = set(agent_names()) | set(dfa_agent_names())
     if name not in known:
-        raise UnknownNameError("agent", name, sorted(known))
+        raise UnknownNameError("agent", name, [*sorted(known), "provider/model"])
+
+
+def _history(text: str | None) -> int | None:
+    if text is None or text.strip().lower() == "full":
+        return None
+    try:
+        value = int(text)
+    except ValueError:
+        raise UsageError(f"invalid --history {text!r}: use full or a number >= 1") from None
+    if value < 1:
+        raise UsageError(f"invalid --history {text!r}: use full or a number >= 1")
+    return value
+
+
+_LLM_FLAGS = (
+    ("base_url", "--base-url"),
+    ("model_options", "-M/--model-option"),
+    ("protocol", "--protocol"),
+    ("history", "--history"),
+    ("timeout", "--timeout"),
+    ("max_per_provider", "--max-per-provider"),
+)
+
+
+def _llm_settings(args: argparse.Namespace, llm_agents: list[str]) -> LlmAgentSettings | None:
+    """The LLM agents' settings from the flags (None without LLM agents), preflighted."""
+    if not llm_agents:
+        for attr, flag in _LLM_FLAGS:
+            if getattr(args, attr):
+                raise UsageError(f"{flag} applies to LLM agents only (--agent provider/model)")
+        return None
+    if args.protocol is not None and args.protocol not in PROTOCOLS:
+        raise UsageError(f"invalid --protocol {args.protocol!r}: use {' or '.join(PROTOCOLS)}")
+    if args.max_per_provider is not None and args.max_per_provider < 1:
+        raise UsageError(f"invalid --max-per-provider {args.max_per_provider}: must be >= 1")
+    if args.timeout is not None and not args.timeout > 0:
+        raise UsageError(f"invalid --timeout {args.timeout:g}: must be > 0 seconds")
+    settings = LlmAgentSettings(
+        options=parse_model_options(args.model_options),
+        base_url=args.base_url,
+        protocol=args.protocol or "tools",
+        max_reasks=2 if args.max_reasks is None else args.max_reasks,
+        history=_history(args.history),
+        timeout=600.0 if args.timeout is None else args.timeout,
+        max_per_provider=args.max_per_provider,
+    )
+    for name in llm_agents:
+        check_llm_agent(name, settings)
+    return settings
+
+
+def _check_run_flags(args: argparse.Namespace) -> tuple[int, int] | None:
+    """Validate the concurrency and budget flags; the parsed --shard."""
+    if args.concurrency < 1:
+        raise UsageError(f"invalid --concurrency {args.concurrency}: must be >= 1")
+    if args.workers is not None and args.workers < 1:
+        raise UsageError(f"invalid --workers {args.workers}: must be >= 1")
+    if args.max_reasks is not None and args.max_reasks < 0:
+        raise UsageError(f"invalid --max-reasks {args.max_reasks}: must be >= 0")
+    if args.invalid_turns is not None and args.invalid_turns not in INVALID_TURNS_MODES:
+        raise UsageError(
+            f"invalid --invalid-turns {args.invalid_turns!r}: use "
+            f"{' or '.join(INVALID_TURNS_MODES)}"
+        )
+    RunBudget(max_cost=args.max_cost, max_tokens=args.max_tokens)  # validates both caps
+    return parse_shard(args.shard) if args.shard is not None else None
+
+
+class _Backoff(ProgressColumn):
+    """The provider backoff in progress (until its wait is over), else nothing."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self._lock = threading.Lock()
+        self._text = ""
+        self._until = 0.0
+
+    def set(self, event: RetryProgress) -> None:
+        with self._lock:
+            self._text = (
+                f"backoff: {event.provider} {event.reason}, retrying in {event.wait_s:.0f}s"
+            )
+            self._until = time.monotonic() + event.wait_s
+
+    def render(self, task: Any) -> Text:
+        with self._lock:
+            live = self._text if time.monotonic() < self._until else ""
+        return Text(live, style="yellow")
+
+
+def _usage_text(tokens: int, cost: float) -> str:
+    return f"{tokens:,} tok ${cost:.4f}" if tokens else ""
 
 
 def _run(args: argparse.Namespace, out: Console, err: Console) -> int:
@@ -243,7 +502,9 @@ def _run(args: argparse.Namespace, out: Console, err: Console) -> int:
         raise UsageError(
             f"invalid --similarity-len {args.similarity_len}: must be in 0..{MAX_SIMILARITY_LEN}"
         )
+    shard = _check_run_flags(args)
     configure_logging(args.verbose, err)
+    llm = _llm_settings(args, [a for a in args.agents or () if is_llm_agent(a)])
 
     if args.suite is None:
         try:
@@ -268,7 +529,15 @@ def _run(args: argparse.Namespace, out: Console, err: Console) -> int:
             )
         if feedback is not None:
             raise UsageError(f"{suite.name} is a DFA suite: --feedback does not apply")
-        agents = [check_dfa_agent_name(a) for a in (args.agents or DEFAULT_DFA_AGENTS)]
+        if args.invalid_turns is not None:
+            raise UsageError(
+                f"{suite.name} is a DFA suite: --invalid-turns does not apply "
+                "(invalid DFA calls are always free)"
+            )
+        agents = [
+            a if is_llm_agent(a) else check_dfa_agent_name(a)
+            for a in (args.agents or DEFAULT_DFA_AGENTS)
+        ]
         factor = DEFAULT_BUDGET_FACTOR if args.budget_factor is None else args.budget_factor
         slug = f"dfa-x{factor:g}-seed{args.seed}"
         label = f"x{factor:g}"
@@ -283,30 +552,45 @@ def _run(args: argparse.Namespace, out: Console, err: Console) -> int:
                 f"--budget-factor, --buckets and --similarity-len apply to DFA suites only; "
                 f"{suite.name} is a {suite.family} suite"
             )
-        agents = [check_agent_name(a) for a in (args.agents or DEFAULT_AGENTS)]
+        agents = [
+            a if is_llm_agent(a) else check_agent_name(a) for a in (args.agents or DEFAULT_AGENTS)
+        ]
         feedback = feedback or "instant"
         slug = f"{spec.slug}-{feedback}-seed{args.seed}"
         label = str(spec)
     out_dir = args.out or Path("runs") / suite.name / slug
+    if shard is not None:
+        label += f" shard {shard[0]}/{shard[1]}"
 
+    backoff = _Backoff()
     with Progress(
         TextColumn("[progress.description]{task.description}"),
         BarColumn(),
         MofNCompleteColumn(),
+        TextColumn("{task.fields[usage]}"),
         TimeElapsedColumn(),
+        backoff,
         console=err,
         transient=False,
     ) as bar:
-        task = bar.add_task(f"{suite.name} {label}", total=None)
+        task = bar.add_task(f"{suite.name} {label}", total=None, usage="")
 
-        def on_progress(event: ProgressEvent) -> None:
-            job = event.job
-            bar.update(
-                task,
-                completed=event.done,
-                total=event.total,
-                description=f"{suite.name} {label} {job.box_id} {job.agent}",
-            )
+        def on_progress(event: RunEvent) -> None:
+            # Called from episode threads too; Progress.update takes its own lock.
+            if isinstance(event, RetryProgress):
+                backoff.set(event)
+                bar.refresh()
+            elif isinstance(event, UsageProgress):
+                bar.update(task, usage=_usage_text(event.tokens, event.cost_usd))
+            elif isinstance(event, ProgressEvent):
+                job = event.job
+                bar.update(
+                    task,
+                    completed=event.done,
+                    total=event.total,
+                    description=f"{suite.name} {label} {job.box_id} {job.agent}",
+                    usage=_usage_text(event.tokens, event.cost_usd),
+                )
 
         result: RunResult = evaluate_suite(
             suite_dir,
@@ -320,6 +604,14 @@ def _run(args: argparse.Namespace, out: Console, err: Console) -> int:
             budget_factor=args.budget_factor if dfa else None,
             buckets=buckets if dfa else None,
             similarity_len=args.similarity_len if dfa else None,
+            concurrency=args.concurrency,
+            workers=args.workers,
+            shard=shard,
+            llm=llm,
+            invalid_turns=args.invalid_turns,
+            max_reasks=None if dfa else args.max_reasks,
+            max_cost=args.max_cost,
+            max_tokens=args.max_tokens,
         )
     if isinstance(result.summary, DfaSummary):
         out.print(dfa_summary_table(result.summary))
@@ -330,8 +622,20 @@ def _run(args: argparse.Namespace, out: Console, err: Console) -> int:
     out.print(
         f"{m.episodes} episode(s): {m.executed} run, {m.skipped} already done, "
         f"{m.failed} failed. Results in [bold]{out_dir}[/] (summary.json, summary.csv, "
-        "trajectories/)"
+        "index.json, trajectories/)"
     )
+    if m.usage.calls:
+        cost = "-" if m.usage.cost_usd is None else f"${m.usage.cost_usd:.4f}"
+        out.print(
+            f"LLM usage: {m.usage.calls} call(s), {m.usage.tokens:,} tokens, {cost}"
+            + (f", {m.usage.retries} retried" if m.usage.retries else "")
+        )
+    if m.stopped is not None:
+        out.print(
+            f"[yellow]Stopped:[/] {m.stopped}; {m.pending} episode(s) not run. "
+            "Rerun the same command with a larger --max-cost/--max-tokens to finish."
+        )
+        return EXIT_STOPPED
     return 0
 
 
@@ -340,6 +644,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     out, err = Console(), Console(stderr=True)
     try:
         tokens = list(sys.argv[1:] if argv is None else argv)
+        if tokens[:1] == ["report"]:
+            from evaluator._report_cli import report_main
+
+            return report_main(tokens[1:])
         for token in tokens:
             # argparse would take "-1@1" for an unknown option; report it as the bad spec it is.
             if token.startswith("-") and "@" in token and token[1:2].isdigit():
@@ -364,3 +672,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         logging.getLogger(__name__).debug("internal error", exc_info=True)
         print(f"{PROG}: internal error: {type(exc).__name__}: {exc}", file=sys.stderr)
         return 1
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
