@@ -1,22 +1,25 @@
-"""Aggregates of a DFA run: per agent x state bucket, plus one row per box and agent.
+"""Aggregates of a DFA run: per agent x state bucket, per agent, per box x agent.
 
 Recomputed from DFA trajectories only, like ``evaluator.summary``. Success rates are
-averaged per box over its repetitions first, then over boxes, with the same seeded
-bootstrap CI over boxes. Medians (MQ, EQ, counted calls) are over completed episodes;
-the cost median is over successful ones. A box whose state count lies in no bucket gets
-a bucket of its own (``"12"``), so nothing is dropped silently.
+averaged per box over its repetitions first, then over boxes; the 95% interval is the
+same seeded two-level bootstrap over boxes and repetitions
+(:func:`evaluator.summary.hierarchical_bootstrap_ci`, stream ``("dfa", agent, bucket)``),
+which with one repetition per box is the plain bootstrap over boxes. Medians (MQ, EQ,
+counted calls) are over completed episodes; the cost median is over successful ones. A
+box whose state count lies in no bucket gets a bucket of its own (``"12"``), so nothing
+is dropped silently. The ``overall`` rows pool every bucket of an agent (bucket
+``"all"``). Usage columns as in ``evaluator.summary``.
 """
 
 from __future__ import annotations
 
-import csv
-import io
 import itertools
 import math
 import re
 import statistics
 from collections import defaultdict
 from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Literal
 
@@ -34,7 +37,17 @@ from evaluator.dfa_metrics import (
     non_informative_rate_by_step,
 )
 from evaluator.dfa_trajectory import DfaTrajectory
-from evaluator.summary import BOOTSTRAP_RESAMPLES, bootstrap_ci
+from evaluator.summary import (
+    ALL_LEVELS,
+    BOOTSTRAP_RESAMPLES,
+    hierarchical_bootstrap_ci,
+    rows_csv,
+    run_usage,
+    usage_cells,
+    usage_columns,
+    usage_headers,
+)
+from evaluator.usage import UsageTotals
 from oracle_bench.errors import UsageError
 from oracle_bench.jsonio import atomic_write_text, canonical_json
 
@@ -46,6 +59,7 @@ __all__ = [
     "DfaSummary",
     "bucket_label",
     "bucket_of",
+    "dfa_boxes_csv",
     "dfa_metrics_table",
     "dfa_summary_csv",
     "dfa_summary_table",
@@ -127,10 +141,19 @@ class DfaBoxRow(_Model):
     """Mean cost over successful episodes."""
     invalid_calls: float | None
     errors: list[str]
+    tokens_mean: float | None = None
+    """LLM tokens per episode (input + output + cache read/write)."""
+    cost_usd_mean: float | None = None
+    """Dollars per priced episode."""
+    cost_usd_total: float | None = None
+    llm_calls_mean: float | None = None
+    """Provider calls per episode, re-asks included."""
+    retries_total: int = 0
+    """Waits of the provider retry layer (429, 5xx, timeouts...)."""
 
 
 class DfaGroupRow(_Model):
-    """One agent x state bucket."""
+    """One agent x state bucket (bucket ``"all"``: every bucket of the agent)."""
 
     agent: str
     bucket: str
@@ -153,20 +176,33 @@ class DfaGroupRow(_Model):
     invalid_calls_mean: float | None
     budget_median: float | None
     reference_cost_median: float | None
+    tokens_mean: float | None = None
+    cost_usd_mean: float | None = None
+    cost_usd_total: float | None = None
+    llm_calls_mean: float | None = None
+    retries_total: int = 0
 
 
 class DfaSummary(_Model):
-    schema_version: int = 1
+    schema_version: int = 2
     kind: Literal["dfa"] = "dfa"
     suite: str
     seed: int
+    """The run's seed; the bootstrap's too unless ``bootstrap_seed`` is set."""
     repeats: int
     budget_factor: float
     buckets: list[str]
+    bootstrap_seed: int | None = None
+    """Set when a report re-drew the intervals with another seed (``--seed``)."""
     confidence: float = 0.95
     bootstrap_resamples: int = BOOTSTRAP_RESAMPLES
     groups: list[DfaGroupRow]
+    """Per agent x bucket."""
+    overall: list[DfaGroupRow] = Field(default_factory=list)
+    """Per agent over every bucket (bucket ``"all"``)."""
     boxes: list[DfaBoxRow]
+    usage: UsageTotals = Field(default_factory=UsageTotals)
+    """The run's LLM usage: the sum over every trajectory."""
     similarity_len: int = DEFAULT_SIMILARITY_LEN
     """K of the best-hypothesis similarity in ``metrics``."""
     metrics: list[DfaAggregateRow] = Field(default_factory=list)
@@ -194,6 +230,49 @@ def _tools(traj: DfaTrajectory) -> tuple[int, int]:
     return sum(c.tool == "mq" for c in counted), sum(c.tool == "eq" for c in counted)
 
 
+@dataclass(frozen=True)
+class _Box:
+    row: DfaBoxRow
+    bucket: Bucket
+    done: list[DfaTrajectory]
+    """Completed repetitions, in repetition order."""
+    usages: list[UsageTotals | None]
+
+
+def _group_row(agent: str, label: str, items: Sequence[_Box], seed: int) -> DfaGroupRow:
+    rows = [b.row for b in items]
+    done = [t for b in items for t in b.done]
+    wins = [t for t in done if t.success]
+    rates = [r.success_rate for r in rows if r.success_rate is not None]
+    ci = hierarchical_bootstrap_ci(
+        [[float(t.success) for t in b.done] for b in items], seed, "dfa", agent, label
+    )
+    tools = [_tools(t) for t in done]
+    return DfaGroupRow(
+        agent=agent,
+        bucket=label,
+        states_min=min(r.states for r in rows),
+        states_max=max(r.states for r in rows),
+        boxes=len(rates),
+        episodes=sum(r.episodes for r in rows),
+        failed=sum(r.failed for r in rows),
+        success_rate=_r(_mean(rates)),
+        success_ci_low=_r(ci[0]) if ci else None,
+        success_ci_high=_r(ci[1]) if ci else None,
+        mq_median=_r(_median(m for m, _ in tools)),
+        eq_median=_r(_median(e for _, e in tools)),
+        calls_median=_r(_median(t.queries_used for t in done)),
+        cost_median=_r(_median(t.cost for t in wins)),
+        cost_ratio_median=_r(
+            _median(t.cost / t.reference_cost for t in wins if t.cost is not None)
+        ),
+        invalid_calls_mean=_r(_mean(t.invalid_calls for t in done)),
+        budget_median=_r(_median(t.budget for t in done)),
+        reference_cost_median=_r(_median(t.reference_cost for t in done)),
+        **usage_columns(u for b in items for u in b.usages).model_dump(),
+    )
+
+
 def summarise_dfa(
     trajectories: Iterable[DfaTrajectory],
     *,
@@ -204,28 +283,35 @@ def summarise_dfa(
     buckets: Sequence[Bucket] = DEFAULT_BUCKETS,
     metrics: Sequence[DfaEpisodeMetrics] | None = None,
     similarity_len: int = DEFAULT_SIMILARITY_LEN,
+    bootstrap_seed: int | None = None,
 ) -> DfaSummary:
-    """Per-box and per agent x bucket aggregates of DFA trajectories.
+    """Per-box, per agent x bucket and per-agent aggregates of DFA trajectories.
 
     ``metrics`` (one per trajectory, in order) adds the automata-learning metrics rows;
     without it they are computed here, with similarity over words of length <=
-    ``similarity_len``.
+    ``similarity_len``. The order of ``trajectories`` does not matter.
+    ``bootstrap_seed`` (default: ``seed``) seeds the intervals.
     """
     trajs = list(trajectories)
     if metrics is None:
         metrics = [dfa_episode_metrics(t, similarity_len=similarity_len) for t in trajs]
+    if len(metrics) != len(trajs):
+        raise ValueError(f"{len(metrics)} metrics for {len(trajs)} trajectories")
+    pairs = sorted(
+        zip(trajs, metrics, strict=True), key=lambda p: (p[0].box_id, p[0].agent, p[0].repetition)
+    )
+    trajs = [t for t, _ in pairs]
     by_box: dict[tuple[str, str], list[DfaTrajectory]] = defaultdict(list)
     for t in trajs:
         by_box[(t.box_id, t.agent)].append(t)
 
-    rows: list[DfaBoxRow] = []
-    done_by_group: dict[tuple[str, Bucket], list[DfaTrajectory]] = defaultdict(list)
-    rows_by_group: dict[tuple[str, Bucket], list[DfaBoxRow]] = defaultdict(list)
+    boxes: list[_Box] = []
     for (box_id, agent), eps in sorted(by_box.items()):
         done = [t for t in eps if t.status == "completed"]
         first = eps[0]
         bucket = bucket_of(first.states, buckets)
         tools = [_tools(t) for t in done]
+        usages = [t.usage for t in eps]
         row = DfaBoxRow(
             box_id=box_id,
             states=first.states,
@@ -242,83 +328,71 @@ def summarise_dfa(
             cost=_r(_mean(t.cost for t in done if t.success)),
             invalid_calls=_r(_mean(t.invalid_calls for t in done)),
             errors=sorted({t.error for t in eps if t.error}),
+            **usage_columns(usages).model_dump(),
         )
-        rows.append(row)
-        rows_by_group[(agent, bucket)].append(row)
-        done_by_group[(agent, bucket)].extend(done)
+        boxes.append(_Box(row, bucket, done, usages))
 
-    groups: list[DfaGroupRow] = []
-    for (agent, bucket), box_rows in sorted(rows_by_group.items()):
-        done = done_by_group[(agent, bucket)]
-        wins = [t for t in done if t.success]
-        rates = [r.success_rate for r in box_rows if r.success_rate is not None]
-        label = bucket_label(bucket)
-        ci = bootstrap_ci(rates, seed, "dfa", agent, label)
-        tools = [_tools(t) for t in done]
-        groups.append(
-            DfaGroupRow(
-                agent=agent,
-                bucket=label,
-                states_min=min(r.states for r in box_rows),
-                states_max=max(r.states for r in box_rows),
-                boxes=len(rates),
-                episodes=sum(r.episodes for r in box_rows),
-                failed=sum(r.failed for r in box_rows),
-                success_rate=_r(_mean(rates)),
-                success_ci_low=_r(ci[0]) if ci else None,
-                success_ci_high=_r(ci[1]) if ci else None,
-                mq_median=_r(_median(m for m, _ in tools)),
-                eq_median=_r(_median(e for _, e in tools)),
-                calls_median=_r(_median(t.queries_used for t in done)),
-                cost_median=_r(_median(t.cost for t in wins)),
-                cost_ratio_median=_r(
-                    _median(t.cost / t.reference_cost for t in wins if t.cost is not None)
-                ),
-                invalid_calls_mean=_r(_mean(t.invalid_calls for t in done)),
-                budget_median=_r(_median(t.budget for t in done)),
-                reference_cost_median=_r(_median(t.reference_cost for t in done)),
-            )
-        )
+    boot = seed if bootstrap_seed is None else bootstrap_seed
+    by_group: dict[tuple[str, Bucket], list[_Box]] = defaultdict(list)
+    by_agent: dict[str, list[_Box]] = defaultdict(list)
+    for b in boxes:
+        by_group[(b.row.agent, b.bucket)].append(b)
+        by_agent[b.row.agent].append(b)
+    groups = [
+        _group_row(agent, bucket_label(bucket), items, boot)
+        for (agent, bucket), items in sorted(by_group.items())
+    ]
+    overall = [
+        _group_row(agent, ALL_LEVELS, items, boot) for agent, items in sorted(by_agent.items())
+    ]
     present = sorted({bucket_of(t.states, buckets) for t in trajs} | set(buckets))
-    rows_m = aggregate_dfa_metrics(trajs, present, metrics=list(metrics))
+    rows_m = aggregate_dfa_metrics(trajs, present, metrics=[m for _, m in pairs])
     return DfaSummary(
         suite=suite,
         seed=seed,
         repeats=repeats,
         budget_factor=budget_factor,
         buckets=[bucket_label(b) for b in present],
+        bootstrap_seed=bootstrap_seed,
         groups=groups,
-        boxes=rows,
+        overall=overall,
+        boxes=[b.row for b in boxes],
         similarity_len=similarity_len,
         metrics=[m for m in rows_m if m.episodes or m.failed],
+        usage=run_usage(t.usage for t in trajs),
     )
 
 
 def dfa_summary_csv(summary: DfaSummary) -> str:
-    """The group rows as CSV (one header line)."""
-    buffer = io.StringIO()
-    writer = csv.DictWriter(buffer, fieldnames=list(DfaGroupRow.model_fields), lineterminator="\n")
-    writer.writeheader()
-    for row in summary.groups:
-        writer.writerow({k: "" if v is None else v for k, v in row.model_dump().items()})
-    return buffer.getvalue()
+    """The group rows, then the per-agent rows (bucket ``all``), as CSV."""
+    return rows_csv(DfaGroupRow, [*summary.groups, *summary.overall])
+
+
+def dfa_boxes_csv(summary: DfaSummary) -> str:
+    """One row per box x agent as CSV."""
+    return rows_csv(DfaBoxRow, summary.boxes)
 
 
 def write_dfa_summary(
     summary: DfaSummary,
     out_dir: Path,
     episode_metrics: Mapping[str, tuple[str, DfaEpisodeMetrics]] | None = None,
+    suffix: str = "",
 ) -> None:
-    """Write ``summary.json``, ``summary.csv`` and, given ``{trajectory file name: (agent,
-    metrics)}``, ``metrics.json`` atomically into ``out_dir``.
+    """Write ``summary.json``, ``summary.csv``, ``boxes.csv`` and, given ``{trajectory file
+    name: (agent, metrics)}``, ``metrics.json`` atomically into ``out_dir``; ``suffix``
+    goes before each extension (``summary.shard-1-of-4.json``).
 
     metrics.json holds ``episodes`` (every episode's metrics by file name) and
     ``non_informative_rate_by_step`` (per agent, ``[step, rate, episodes reaching it]``
     over the seed paper's three direct kinds).
     """
     out = Path(out_dir)
-    atomic_write_text(out / "summary.json", canonical_json(summary.model_dump(mode="json")))
-    atomic_write_text(out / "summary.csv", dfa_summary_csv(summary))
+    atomic_write_text(
+        out / f"summary{suffix}.json", canonical_json(summary.model_dump(mode="json"))
+    )
+    atomic_write_text(out / f"summary{suffix}.csv", dfa_summary_csv(summary))
+    atomic_write_text(out / f"boxes{suffix}.csv", dfa_boxes_csv(summary))
     if episode_metrics is not None:
         by_agent: dict[str, list[DfaEpisodeMetrics]] = defaultdict(list)
         for agent, m in episode_metrics.values():
@@ -332,7 +406,7 @@ def write_dfa_summary(
                 for agent, ms in sorted(by_agent.items())
             },
         }
-        atomic_write_text(out / "metrics.json", canonical_json(data))
+        atomic_write_text(out / f"metrics{suffix}.json", canonical_json(data))
 
 
 def _fmt(value: float | None, digits: int = 1) -> str:
@@ -347,8 +421,11 @@ def _ci(row: DfaGroupRow) -> str:
 
 def dfa_summary_table(summary: DfaSummary) -> Table:
     """One row per agent x bucket: success rate and its 95% CI; medians of MQ, EQ, counted
-    calls and (successes only) cost and cost / reference cost; mean invalid calls."""
+    calls and (successes only) cost and cost / reference cost; mean invalid calls; tokens
+    and dollars per episode when an LLM agent ran. Then, when an agent played more than one
+    bucket, one row per agent over every bucket (``all``)."""
     show_failed = any(g.failed for g in summary.groups)
+    extra = usage_headers(summary.groups)
     table = Table(
         title=(
             f"DFA · {summary.suite} · budget x{summary.budget_factor:g} of min(L*, TTT) · "
@@ -362,9 +439,13 @@ def dfa_summary_table(summary: DfaSummary) -> Table:
     table.add_column("agent", no_wrap=True)
     table.add_column("states", no_wrap=True)
     headers = ["boxes", "success", "95% CI", "MQ", "EQ", "calls", "cost", "/ref", "inv."]
-    for name in headers + (["failed"] if show_failed else []):
+    for name in headers + extra + (["failed"] if show_failed else []):
         table.add_column(name, justify="right", no_wrap=True)
-    for g in summary.groups:
+    pooled = len({g.bucket for g in summary.groups}) > 1
+    rows = [*summary.groups, *(summary.overall if pooled else [])]
+    for i, g in enumerate(rows):
+        if pooled and i == len(summary.groups):
+            table.add_section()
         cells = [
             g.agent,
             g.bucket,
@@ -377,6 +458,7 @@ def dfa_summary_table(summary: DfaSummary) -> Table:
             _fmt(g.cost_median),
             _fmt(g.cost_ratio_median, 2),
             _fmt(g.invalid_calls_mean),
+            *usage_cells(g, extra),
         ]
         table.add_row(*cells, *([str(g.failed)] if show_failed else []))
     return table

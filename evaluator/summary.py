@@ -1,9 +1,25 @@
-"""Aggregates of a run: per family x level x agent, plus one row per box and agent.
+"""Aggregates of a run: per family x level x agent, per family x agent, per box x agent.
 
 Everything here is recomputed from trajectories (the only input of every metric), so
-``summary.json`` / ``summary.csv`` can be rebuilt without rerunning any agent. The
-accuracy CI is a seeded percentile bootstrap over boxes (each box first averaged over
-its repetitions), so the summary is deterministic too.
+``summary.json``, ``summary.csv`` and ``boxes.csv`` can be rebuilt without rerunning any
+agent (``oracle-eval report RUN_DIR``, see :mod:`evaluator.report`).
+
+Accuracy per box is the mean over its completed repetitions; a group's accuracy is the
+mean of its box means. Its 95% interval is a seeded two-level (hierarchical) percentile
+bootstrap over boxes AND repetitions (:func:`hierarchical_bootstrap_ci`): each of
+``BOOTSTRAP_RESAMPLES`` resamples draws the group's boxes with replacement, then, inside
+every drawn box with more than one completed repetition, draws its repetitions with
+replacement; the statistic is the mean of the resampled box means. The interval is the
+2.5th and 97.5th percentiles of those statistics (clamped to the range of the data, which
+float rounding can overshoot by one ulp). A box with one repetition takes no inner draw,
+so a run with one repetition per box gets exactly the plain bootstrap over boxes. The
+random stream is ``rng_for(seed, "bootstrap", family, level, agent)`` (level ``"all"``
+for the per-family rows): the same trajectories always give the same interval.
+
+Usage (LLM agents): ``tokens_mean``, ``cost_usd_mean`` and ``llm_calls_mean`` are per
+episode, over the episodes that carry a usage record (failed ones included: their calls
+were paid); ``cost_usd_*`` are None when no such episode has a price. Agents that call no
+model get None means and zero totals.
 """
 
 from __future__ import annotations
@@ -16,27 +32,44 @@ from collections import defaultdict
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any, Protocol
 
-from pydantic import BaseModel, ConfigDict
+from pydantic import BaseModel, ConfigDict, Field
+from rich import box as rich_box
+from rich.table import Table
 
 from blackboxes.families import get_family
 from evaluator.metrics import bound_violations, efficiency, episode_information
 from evaluator.trajectory import Trajectory
+from evaluator.usage import UsageTotals
 from oracle_bench.jsonio import atomic_write_text, canonical_json
 from oracle_bench.rng import rng_for
 
 __all__ = [
+    "ALL_LEVELS",
     "BOOTSTRAP_RESAMPLES",
     "BoxRow",
     "GroupRow",
     "Summary",
+    "UsageColumns",
     "bootstrap_ci",
+    "boxes_csv",
+    "hierarchical_bootstrap_ci",
+    "rows_csv",
+    "run_usage",
     "summarise",
     "summary_csv",
+    "summary_tables",
+    "summary_warnings",
+    "usage_cells",
+    "usage_columns",
+    "usage_headers",
     "write_summary",
 ]
 
 BOOTSTRAP_RESAMPLES = 2000
+ALL_LEVELS = "all"
+"""The ``level`` (DFA: ``bucket``) of the rows that pool every level of a family."""
 _DIGITS = 6
 
 
@@ -64,10 +97,19 @@ class BoxRow(_Model):
     """info_gained / the adaptive baseline's on the same box and repetitions."""
     bound_violations: int
     errors: list[str]
+    tokens_mean: float | None = None
+    """LLM tokens per episode (input + output + cache read/write)."""
+    cost_usd_mean: float | None = None
+    """Dollars per priced episode."""
+    cost_usd_total: float | None = None
+    llm_calls_mean: float | None = None
+    """Provider calls per episode, re-asks included."""
+    retries_total: int = 0
+    """Waits of the provider retry layer (429, 5xx, timeouts...)."""
 
 
 class GroupRow(_Model):
-    """One family x level x agent."""
+    """One family x level x agent (level ``"all"``: every level of the family)."""
 
     family: str
     level: str
@@ -85,19 +127,42 @@ class GroupRow(_Model):
     info_gained_mean: float | None
     efficiency_mean: float | None
     bound_violations: int
+    tokens_mean: float | None = None
+    cost_usd_mean: float | None = None
+    cost_usd_total: float | None = None
+    llm_calls_mean: float | None = None
+    retries_total: int = 0
 
 
 class Summary(_Model):
-    schema_version: int = 1
+    schema_version: int = 2
     suite: str
     spec: str
     feedback: str
     seed: int
+    """The run's seed; the bootstrap's too unless ``bootstrap_seed`` is set."""
     repeats: int
+    bootstrap_seed: int | None = None
+    """Set when a report re-drew the intervals with another seed (``--seed``)."""
     confidence: float = 0.95
     bootstrap_resamples: int = BOOTSTRAP_RESAMPLES
     groups: list[GroupRow]
+    """Per family x level x agent."""
+    overall: list[GroupRow] = Field(default_factory=list)
+    """Per family x agent over every level (level ``"all"``)."""
     boxes: list[BoxRow]
+    usage: UsageTotals = Field(default_factory=UsageTotals)
+    """The run's LLM usage: the sum over every trajectory."""
+
+
+class UsageColumns(_Model):
+    """The usage columns shared by every box and group row (turn@shot and DFA)."""
+
+    tokens_mean: float | None = None
+    cost_usd_mean: float | None = None
+    cost_usd_total: float | None = None
+    llm_calls_mean: float | None = None
+    retries_total: int = 0
 
 
 def _r(value: float | None) -> float | None:
@@ -111,20 +176,82 @@ def _mean(values: Iterable[float | None]) -> float | None:
     return statistics.fmean(kept) if kept else None
 
 
+def usage_columns(usages: Iterable[UsageTotals | None]) -> UsageColumns:
+    """Per-episode means and totals over the episodes' usage (None: no model called)."""
+    kept = [u for u in usages if u is not None]
+    if not kept:
+        return UsageColumns()
+    priced = [u.cost_usd for u in kept if u.cost_usd is not None]
+    return UsageColumns(
+        tokens_mean=_r(statistics.fmean(u.tokens for u in kept)),
+        cost_usd_mean=_r(statistics.fmean(priced)) if priced else None,
+        cost_usd_total=_r(math.fsum(priced)) if priced else None,
+        llm_calls_mean=_r(statistics.fmean(u.calls for u in kept)),
+        retries_total=sum(u.retries for u in kept),
+    )
+
+
+def run_usage(usages: Iterable[UsageTotals | None]) -> UsageTotals:
+    """The sum of every episode's usage (episodes without one add nothing)."""
+    total = UsageTotals()
+    for u in usages:
+        if u is not None:
+            total = total + u
+    return total
+
+
+def _percentiles(stats: list[float], resamples: int) -> tuple[float, float]:
+    stats.sort()
+    return stats[math.floor(0.025 * (resamples - 1))], stats[math.ceil(0.975 * (resamples - 1))]
+
+
+def hierarchical_bootstrap_ci(
+    boxes: Sequence[Sequence[float]],
+    seed: int,
+    *parts: str | int,
+    resamples: int = BOOTSTRAP_RESAMPLES,
+) -> tuple[float, float] | None:
+    """Seeded 95% two-level percentile bootstrap CI of the mean of box means.
+
+    ``boxes`` holds each box's repetition values (boxes without any are skipped). Each
+    resample draws boxes with replacement, then the repetitions of each drawn box with
+    replacement (no draw for a one-value box); see the module docstring. None if there is
+    no value at all.
+    """
+    kept = [list(values) for values in boxes if values]
+    if not kept:
+        return None
+    if resamples < 1:
+        raise ValueError(f"resamples must be >= 1, got {resamples}")
+    lowest = min(min(values) for values in kept)
+    highest = max(max(values) for values in kept)
+    if len(kept) == 1 and len(kept[0]) == 1:
+        return kept[0][0], kept[0][0]
+    rng = rng_for(seed, "bootstrap", *parts)
+    n = len(kept)
+    stats: list[float] = []
+    for _ in range(resamples):
+        # The outer draw first, then the inner ones in order: with one value per box the
+        # stream is consumed exactly like the plain bootstrap over box values.
+        drawn = rng.choices(kept, k=n)
+        means = [
+            values[0] if len(values) == 1 else statistics.fmean(rng.choices(values, k=len(values)))
+            for values in drawn
+        ]
+        stats.append(statistics.fmean(means))
+    low, high = _percentiles(stats, resamples)
+    # A mean of equal floats can land one ulp outside them: clamp (monotone, so low <= high).
+    return min(max(low, lowest), highest), min(max(high, lowest), highest)
+
+
 def bootstrap_ci(
     values: Sequence[float], seed: int, *parts: str | int, resamples: int = BOOTSTRAP_RESAMPLES
 ) -> tuple[float, float] | None:
-    """Seeded 95% percentile bootstrap CI of the mean of ``values`` (None if empty)."""
-    if not values:
-        return None
-    if len(values) == 1:
-        return values[0], values[0]
-    rng = rng_for(seed, "bootstrap", *parts)
-    n = len(values)
-    means = sorted(statistics.fmean(rng.choices(values, k=n)) for _ in range(resamples))
-    low = means[math.floor(0.025 * (resamples - 1))]
-    high = means[math.ceil(0.975 * (resamples - 1))]
-    return low, high
+    """Seeded 95% percentile bootstrap CI of the mean of ``values`` (None if empty).
+
+    One value per box: :func:`hierarchical_bootstrap_ci` without the inner draw.
+    """
+    return hierarchical_bootstrap_ci([[v] for v in values], seed, *parts, resamples=resamples)
 
 
 @dataclass(frozen=True)
@@ -144,6 +271,43 @@ def _measure(traj: Trajectory) -> _Episode:
     return _Episode(traj, bits, len(bound_violations(traj, info)))
 
 
+@dataclass(frozen=True)
+class _Box:
+    row: BoxRow
+    scores: list[float]
+    """Completed repetitions' accuracies, in repetition order."""
+    usages: list[UsageTotals | None]
+
+
+def _group_row(family: str, level: str, agent: str, items: Sequence[_Box], seed: int) -> GroupRow:
+    rows = [b.row for b in items]
+    accs = [r.accuracy for r in rows if r.accuracy is not None]
+    ci = hierarchical_bootstrap_ci([b.scores for b in items], seed, family, level, agent)
+    usage = usage_columns(u for b in items for u in b.usages)
+    return GroupRow(
+        family=family,
+        level=level,
+        agent=agent,
+        boxes=len(accs),
+        episodes=sum(r.episodes for r in rows),
+        failed=sum(r.failed for r in rows),
+        accuracy_mean=_r(_mean(accs)),
+        accuracy_ci_low=_r(ci[0]) if ci else None,
+        accuracy_ci_high=_r(ci[1]) if ci else None,
+        queries_used_mean=_r(_mean(r.queries_used for r in rows)),
+        invalid_turns_mean=_r(_mean(r.invalid_turns for r in rows)),
+        t_info_mean=_r(_mean(r.t_info for r in rows)),
+        info_gained_mean=_r(_mean(r.info_gained for r in rows)),
+        efficiency_mean=_r(_mean(r.efficiency for r in rows)),
+        bound_violations=sum(r.bound_violations for r in rows),
+        **usage.model_dump(),
+    )
+
+
+def _job_key(traj: Trajectory) -> tuple[str, str, int]:
+    return traj.box_id, traj.agent, traj.repetition
+
+
 def summarise(
     trajectories: Iterable[Trajectory],
     *,
@@ -152,9 +316,14 @@ def summarise(
     feedback: str,
     seed: int,
     repeats: int,
+    bootstrap_seed: int | None = None,
 ) -> Summary:
-    """Per-box and per-group aggregates of a set of trajectories."""
-    episodes = [_measure(t) for t in trajectories]
+    """Per-box, per-group and per-family aggregates of a set of trajectories.
+
+    The order of ``trajectories`` does not matter. ``bootstrap_seed`` (default: ``seed``)
+    seeds the intervals.
+    """
+    episodes = [_measure(t) for t in sorted(trajectories, key=_job_key)]
     by_box: dict[tuple[str, str], list[_Episode]] = defaultdict(list)
     for ep in episodes:
         by_box[(ep.traj.box_id, ep.traj.agent)].append(ep)
@@ -163,7 +332,7 @@ def summarise(
         if ep.traj.agent == "adaptive" and ep.bits is not None:
             adaptive_bits[(ep.traj.box_id, ep.traj.repetition)] = ep.bits
 
-    rows: list[BoxRow] = []
+    boxes: list[_Box] = []
     for (box_id, agent), eps in sorted(by_box.items()):
         done = [e for e in eps if e.traj.status == "completed"]
         first = eps[0].traj
@@ -172,76 +341,180 @@ def summarise(
             base = adaptive_bits.get((box_id, e.traj.repetition))
             if e.bits is not None and base is not None:
                 effs.append(efficiency(e.bits, base))
-        rows.append(
-            BoxRow(
-                box_id=box_id,
-                family=first.family,
-                level=first.level,
-                rule_kind=first.rule_kind,
-                agent=agent,
-                episodes=len(eps),
-                failed=len(eps) - len(done),
-                accuracy=_r(_mean(e.traj.accuracy for e in done)),
-                queries_used=_r(_mean(e.traj.queries_used for e in done)),
-                invalid_turns=_r(_mean(e.traj.invalid_turns for e in done)),
-                t_info=first.t_info,
-                info_gained=_r(_mean(e.bits for e in done)),
-                efficiency=_r(_mean(effs)),
-                bound_violations=sum(e.violations for e in eps),
-                errors=sorted({e.traj.error for e in eps if e.traj.error}),
-            )
+        usages = [e.traj.usage for e in eps]
+        row = BoxRow(
+            box_id=box_id,
+            family=first.family,
+            level=first.level,
+            rule_kind=first.rule_kind,
+            agent=agent,
+            episodes=len(eps),
+            failed=len(eps) - len(done),
+            accuracy=_r(_mean(e.traj.accuracy for e in done)),
+            queries_used=_r(_mean(e.traj.queries_used for e in done)),
+            invalid_turns=_r(_mean(e.traj.invalid_turns for e in done)),
+            t_info=first.t_info,
+            info_gained=_r(_mean(e.bits for e in done)),
+            efficiency=_r(_mean(effs)),
+            bound_violations=sum(e.violations for e in eps),
+            errors=sorted({e.traj.error for e in eps if e.traj.error}),
+            **usage_columns(usages).model_dump(),
         )
+        scores = [
+            s for e in done if (s := _r(e.traj.accuracy)) is not None
+        ]  # rounded like the box row, so one repetition reproduces it exactly
+        boxes.append(_Box(row, scores, usages))
 
-    by_group: dict[tuple[str, str, str], list[BoxRow]] = defaultdict(list)
-    for row in rows:
-        by_group[(row.family, row.level, row.agent)].append(row)
-    groups: list[GroupRow] = []
-    for (family, level, agent), box_rows in sorted(by_group.items()):
-        accs = [r.accuracy for r in box_rows if r.accuracy is not None]
-        ci = bootstrap_ci(accs, seed, family, level, agent)
-        groups.append(
-            GroupRow(
-                family=family,
-                level=level,
-                agent=agent,
-                boxes=len(accs),
-                episodes=sum(r.episodes for r in box_rows),
-                failed=sum(r.failed for r in box_rows),
-                accuracy_mean=_r(_mean(accs)),
-                accuracy_ci_low=_r(ci[0]) if ci else None,
-                accuracy_ci_high=_r(ci[1]) if ci else None,
-                queries_used_mean=_r(_mean(r.queries_used for r in box_rows)),
-                invalid_turns_mean=_r(_mean(r.invalid_turns for r in box_rows)),
-                t_info_mean=_r(_mean(r.t_info for r in box_rows)),
-                info_gained_mean=_r(_mean(r.info_gained for r in box_rows)),
-                efficiency_mean=_r(_mean(r.efficiency for r in box_rows)),
-                bound_violations=sum(r.bound_violations for r in box_rows),
-            )
-        )
+    boot = seed if bootstrap_seed is None else bootstrap_seed
+    by_group: dict[tuple[str, str, str], list[_Box]] = defaultdict(list)
+    by_family: dict[tuple[str, str], list[_Box]] = defaultdict(list)
+    for b in boxes:
+        by_group[(b.row.family, b.row.level, b.row.agent)].append(b)
+        by_family[(b.row.family, b.row.agent)].append(b)
+    groups = [
+        _group_row(family, level, agent, items, boot)
+        for (family, level, agent), items in sorted(by_group.items())
+    ]
+    overall = [
+        _group_row(family, ALL_LEVELS, agent, items, boot)
+        for (family, agent), items in sorted(by_family.items())
+    ]
     return Summary(
         suite=suite,
         spec=spec,
         feedback=feedback,
         seed=seed,
         repeats=repeats,
+        bootstrap_seed=bootstrap_seed,
         groups=groups,
-        boxes=rows,
+        overall=overall,
+        boxes=[b.row for b in boxes],
+        usage=run_usage(ep.traj.usage for ep in episodes),
     )
 
 
-def summary_csv(summary: Summary) -> str:
-    """The group rows as CSV (one header line)."""
+def _cell(value: Any) -> Any:
+    if value is None:
+        return ""
+    if isinstance(value, list):
+        return "; ".join(str(v) for v in value)
+    return value
+
+
+def rows_csv(model: type[BaseModel], rows: Iterable[BaseModel]) -> str:
+    """Rows of ``model`` as CSV (one header line; lists joined with ``"; "``, None empty)."""
     buffer = io.StringIO()
-    fields = list(GroupRow.model_fields)
-    writer = csv.DictWriter(buffer, fieldnames=fields, lineterminator="\n")
+    writer = csv.DictWriter(buffer, fieldnames=list(model.model_fields), lineterminator="\n")
     writer.writeheader()
-    for row in summary.groups:
-        writer.writerow({k: "" if v is None else v for k, v in row.model_dump().items()})
+    for row in rows:
+        writer.writerow({k: _cell(v) for k, v in row.model_dump().items()})
     return buffer.getvalue()
 
 
-def write_summary(summary: Summary, out_dir: Path) -> None:
-    """Write ``summary.json`` and ``summary.csv`` atomically into ``out_dir``."""
+def summary_csv(summary: Summary) -> str:
+    """The group rows, then the per-family rows (level ``all``), as CSV."""
+    return rows_csv(GroupRow, [*summary.groups, *summary.overall])
+
+
+def boxes_csv(summary: Summary) -> str:
+    """One row per box x agent as CSV."""
+    return rows_csv(BoxRow, summary.boxes)
+
+
+def write_summary(summary: Summary, out_dir: Path, suffix: str = "") -> None:
+    """Write ``summary{suffix}.json``, ``summary{suffix}.csv`` and ``boxes{suffix}.csv``
+    atomically into ``out_dir`` (a suffix such as ``.shard-1-of-4`` keeps shards apart)."""
     out = Path(out_dir)
-    atomic_write_text(out / "summary.json", canonical_json(summary.model_dump(mode="json")))
-    atomic_write_text(out / "summary.csv", summary_csv(summary))
+    atomic_write_text(
+        out / f"summary{suffix}.json", canonical_json(summary.model_dump(mode="json"))
+    )
+    atomic_write_text(out / f"summary{suffix}.csv", summary_csv(summary))
+    atomic_write_text(out / f"boxes{suffix}.csv", boxes_csv(summary))
+
+
+# -- terminal tables ----------------------------------------------------------------
+
+
+class _HasUsage(Protocol):
+    @property
+    def tokens_mean(self) -> float | None: ...
+
+    @property
+    def cost_usd_mean(self) -> float | None: ...
+
+
+def _fmt(value: float | None, digits: int = 2) -> str:
+    return "-" if value is None else f"{value:.{digits}f}"
+
+
+def usage_headers(rows: Sequence[_HasUsage]) -> list[str]:
+    """``tokens/ep`` and ``$/ep`` when some row has an LLM agent, else nothing."""
+    return ["tokens/ep", "$/ep"] if any(r.tokens_mean is not None for r in rows) else []
+
+
+def usage_cells(row: _HasUsage, headers: Sequence[str]) -> list[str]:
+    """The cells of :func:`usage_headers` for one row."""
+    if not headers:
+        return []
+    cost = "-" if row.cost_usd_mean is None else f"{row.cost_usd_mean:.4f}"
+    return [_fmt(row.tokens_mean, 0), cost]
+
+
+def _ci(row: GroupRow) -> str:
+    if row.accuracy_ci_low is None or row.accuracy_ci_high is None:
+        return "-"
+    return f"[{row.accuracy_ci_low:.2f}, {row.accuracy_ci_high:.2f}]"
+
+
+def _table(title: str, rows: Sequence[GroupRow]) -> Table:
+    show_failed = any(g.failed for g in rows)
+    extra = usage_headers(rows)
+    table = Table(
+        title=title,
+        title_justify="left",
+        box=rich_box.SIMPLE_HEAVY,
+        pad_edge=False,
+        collapse_padding=True,
+    )
+    table.add_column("agent", no_wrap=True)
+    headers = ["boxes", "acc", "95% CI", "queries", "invalid", "T_info", "bits", "eff."]
+    for name in headers + extra + (["failed"] if show_failed else []):
+        table.add_column(name, justify="right", no_wrap=True)
+    for g in rows:
+        cells = [
+            g.agent,
+            str(g.boxes),
+            _fmt(g.accuracy_mean, 3),
+            _ci(g),
+            _fmt(g.queries_used_mean, 1),
+            _fmt(g.invalid_turns_mean, 1),
+            _fmt(g.t_info_mean, 1),
+            _fmt(g.info_gained_mean, 1),
+            _fmt(g.efficiency_mean, 2),
+            *usage_cells(g, extra),
+        ]
+        table.add_row(*cells, *([str(g.failed)] if show_failed else []))
+    return table
+
+
+def summary_tables(summary: Summary) -> list[Table]:
+    """One table per family x level (agents as rows), then one per family pooling its
+    levels when it has more than one. Usage columns appear only with an LLM agent."""
+    tail = f"{summary.spec} · {summary.feedback} · seed {summary.seed}"
+    tables: list[Table] = []
+    for family, level in sorted({(g.family, g.level) for g in summary.groups}):
+        rows = [g for g in summary.groups if (g.family, g.level) == (family, level)]
+        tables.append(_table(f"{family} {level} · {tail}", rows))
+    for family in sorted({g.family for g in summary.overall}):
+        if len({g.level for g in summary.groups if g.family == family}) > 1:
+            rows = [g for g in summary.overall if g.family == family]
+            tables.append(_table(f"{family} all levels · {tail}", rows))
+    return tables
+
+
+def summary_warnings(summary: Summary) -> list[str]:
+    """Lines worth a warning under the tables (information-bound violations)."""
+    violations = sum(g.bound_violations for g in summary.groups)
+    if not violations:
+        return []
+    return [f"{violations} information-bound violation(s); see bound_violations in summary.json"]

@@ -1,0 +1,143 @@
+"""``oracle-eval report RUN_DIR``: recompute a run's results from its trajectories.
+
+Prints the same tables as a run and where the files were written. Exit codes: 0 done,
+2 bad arguments (not a directory, no trajectories, an option that does not apply),
+1 an unreadable or corrupt file, or files that do not make one run. Errors are one line.
+"""
+
+from __future__ import annotations
+
+import argparse
+import logging
+import sys
+from pathlib import Path
+
+from rich.console import Console
+
+from evaluator.dfa_summary import (
+    DEFAULT_BUCKETS,
+    DfaSummary,
+    dfa_metrics_table,
+    dfa_summary_table,
+    format_buckets,
+    parse_buckets,
+)
+from evaluator.report import load_run, summarise_run, write_run_summary
+from evaluator.summary import summary_tables, summary_warnings
+from oracle_bench.cli import ArgumentParser, configure_logging
+from oracle_bench.errors import OracleBenchError, UsageError
+
+__all__ = ["report_main"]
+
+PROG = "oracle-eval report"
+
+_EPILOG = """\
+Reads RUN_DIR/trajectories/*.json (turn@shot or DFA) and the run manifest(s) run.json /
+run.shard-<i>-of-<n>.json (shards sharing one directory are merged), recomputes every
+metric from the trajectories alone (no suite, no agent) and rewrites summary.json,
+summary.csv and boxes.csv (DFA runs: also metrics.json). Without --seed and options the
+files are byte-identical to the ones the run wrote.
+
+Examples:
+  oracle-eval report runs/eri-easy/20at2-instant-seed0
+  oracle-eval report runs/DFA-states2-9-seed0-n80/dfa-x2-seed0 --buckets 2-5,6-9
+"""
+
+
+def _parser() -> argparse.ArgumentParser:
+    p = ArgumentParser(
+        prog=PROG,
+        description="Recompute a run's results (accuracy or success with bootstrap "
+        "intervals, queries, invalid turns, tokens and cost) from its trajectories.",
+        epilog=_EPILOG,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    p.add_argument("run_dir", metavar="RUN_DIR", type=Path, help="a directory oracle-eval wrote")
+    p.add_argument(
+        "--seed",
+        type=int,
+        default=None,
+        metavar="N",
+        help="seed of the bootstrap intervals (default: the run's seed)",
+    )
+    p.add_argument(
+        "--buckets",
+        default=None,
+        metavar="RANGES",
+        help="DFA runs: state-count buckets (default: the run's, else "
+        f"{format_buckets(DEFAULT_BUCKETS)})",
+    )
+    p.add_argument(
+        "--similarity-len",
+        type=int,
+        default=None,
+        metavar="K",
+        help="DFA runs: best-hypothesis similarity over words of length <= K "
+        "(default: the run's, else 200)",
+    )
+    p.add_argument("-v", "--verbose", action="count", default=0, help="more logging (-vv: debug)")
+    return p
+
+
+def _report(args: argparse.Namespace, out: Console, err: Console) -> int:
+    buckets = parse_buckets(args.buckets) if args.buckets is not None else None
+    configure_logging(args.verbose, err)
+    records = load_run(args.run_dir)
+    report = summarise_run(
+        records, seed=args.seed, buckets=buckets, similarity_len=args.similarity_len
+    )
+    written = write_run_summary(records, report)
+    summary = report.summary
+    if isinstance(summary, DfaSummary):
+        out.print(dfa_summary_table(summary))
+        out.print(dfa_metrics_table(summary))
+    else:
+        for table in summary_tables(summary):
+            out.print(table)
+        for line in summary_warnings(summary):
+            out.print(f"[yellow]warning:[/] {line}")
+    usage = summary.usage
+    if usage.calls:
+        cost = "no price" if usage.cost_usd is None else f"${usage.cost_usd:.4f}"
+        out.print(
+            f"LLM usage: {usage.calls} call(s), {usage.tokens} tokens, {cost}, "
+            f"{usage.retries} retr{'y' if usage.retries == 1 else 'ies'}"
+        )
+    source = (
+        ", ".join(p.name for p in records.manifests)
+        if records.manifests
+        else "the trajectories (no run manifest)"
+    )
+    ignored = f"; {len(records.ignored)} outside the job list left out" if records.ignored else ""
+    out.print(
+        f"{len(records.trajectories)} trajectories (settings from {source}{ignored}). "
+        f"Results in [bold]{records.run_dir}[/] ({', '.join(p.name for p in written)})",
+        soft_wrap=True,
+    )
+    return 0
+
+
+def report_main(argv: list[str]) -> int:
+    """Entry point of ``oracle-eval report``; returns the exit code."""
+    out, err = Console(), Console(stderr=True)
+    try:
+        args = _parser().parse_args(list(argv))
+        return _report(args, out, err)
+    except UsageError as exc:
+        print(f"{PROG}: error: {exc}", file=sys.stderr)
+        return 2
+    except OracleBenchError as exc:
+        print(f"{PROG}: error: {exc}", file=sys.stderr)
+        return 1
+    except KeyboardInterrupt:
+        print(f"{PROG}: interrupted", file=sys.stderr)
+        return 130
+    except SystemExit as exc:  # --help
+        return exc.code if isinstance(exc.code, int) else 0
+    except OSError as exc:
+        print(f"{PROG}: error: {exc}", file=sys.stderr)
+        return 1
+    except Exception as exc:  # a bug: still one line, never a traceback
+        logging.getLogger(__name__).debug("internal error", exc_info=True)
+        print(f"{PROG}: internal error: {type(exc).__name__}: {exc}", file=sys.stderr)
+        return 1
