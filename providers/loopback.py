@@ -243,6 +243,9 @@ class _State:
 class _HTTPServer(ThreadingHTTPServer):
     daemon_threads = True
     allow_reuse_address = True
+    # The stdlib default backlog of 5 resets connections when dozens of concurrent
+    # episodes connect at once; a real API server accepts them.
+    request_queue_size = 128
 
     def __init__(self, address: tuple[str, int], owner: LoopbackServer) -> None:
         self.owner = owner

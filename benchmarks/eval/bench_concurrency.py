@@ -5,8 +5,9 @@
 
 A scripted LLM agent (``openai/bench-model``) plays 1@1 ERI episodes (1 query + 8
 answers = 9 calls each) through the real openai SDK against the project's loopback
-server, which waits ``--latency`` seconds before every reply and replays the script per
-conversation. Both sides run the same job list (boxes x repeats episodes) into fresh
+server (its own process, like a remote API), which waits ``--latency`` seconds before
+every reply and replays the script per conversation.
+Both sides run the same job list (boxes x repeats episodes) into fresh
 directories, side by side in one process: concurrency 1 once, concurrency N
 ``--fast-runs`` times (median). Prints both wall times and the ratio (target >= 20x at
 200 ms and N = 32) and checks that both sides produced the same results.
@@ -15,11 +16,15 @@ directories, side by side in one process: concurrency 1 once, concurrency N
 from __future__ import annotations
 
 import argparse
+import contextlib
 import json
+import signal
 import statistics
+import subprocess
 import sys
 import tempfile
 import time
+from collections.abc import Iterator
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[2]))  # run from a checkout
@@ -30,9 +35,8 @@ from evaluator.runner import evaluate_suite
 from evaluator.spec import TurnShot
 from generator import GenerateConfig, generate_suite
 from oracle_bench.rng import rng_for
-from providers import loopback
-from providers.loopback import LoopbackServer
 
+ROOT = Path(__file__).resolve().parents[2]
 MODEL = "openai/bench-model"
 
 
@@ -47,6 +51,29 @@ def script() -> list[dict[str, object]]:
         for i in range(8)
     ]
     return lines
+
+
+@contextlib.contextmanager
+def served(root: Path, latency: float) -> Iterator[str]:
+    """The loopback server in its own process (as a remote API would be: its threads do
+    not compete with the runner's for one interpreter lock); yields its OpenAI base URL."""
+    path = root / "script.jsonl"
+    path.write_text("".join(json.dumps(line) + "\n" for line in script()))
+    command = [sys.executable, "-m", "providers.loopback", "--script", str(path)]
+    command += ["--latency", str(latency), "--per-conversation"]
+    proc = subprocess.Popen(command, stdout=subprocess.PIPE, text=True, cwd=ROOT)
+    try:
+        assert proc.stdout is not None
+        first = proc.stdout.readline()
+        if not first.startswith("OpenAI base URL:"):
+            raise SystemExit(f"the loopback server did not start: {first!r}")
+        yield first.split(":", 1)[1].strip()
+    finally:
+        proc.send_signal(signal.SIGINT)
+        try:
+            proc.wait(timeout=10)
+        except subprocess.TimeoutExpired:
+            proc.kill()
 
 
 def run(suite: Path, out: Path, url: str, repeats: int, concurrency: int) -> float:
@@ -87,10 +114,6 @@ def main() -> None:
     p.add_argument("--concurrency", type=int, default=32)
     p.add_argument("--fast-runs", type=int, default=3)
     args = p.parse_args()
-    # The stdlib server's listen backlog is 5: 32 clients connecting at once get resets
-    # (retried after 1 s by the provider layer), which would measure the backlog, not the
-    # runner. Give it a real server's backlog.
-    loopback._HTTPServer.request_queue_size = 128
     episodes = args.boxes * args.repeats
     with tempfile.TemporaryDirectory(prefix="bench-concurrency-") as tmp:
         root = Path(tmp)
@@ -98,8 +121,7 @@ def main() -> None:
             category="ERI", level="easy", n=args.boxes, seed=7, out=root / "suite"
         )
         suite = generate_suite(config).path
-        with LoopbackServer(script(), latency=args.latency, per_conversation=True) as server:
-            url = server.openai_base_url
+        with served(root, args.latency) as url:
             print(
                 f"{episodes} episodes x 9 calls, {args.latency * 1000:.0f} ms per reply, "
                 f"openai SDK -> loopback server"
