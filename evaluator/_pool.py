@@ -1,11 +1,12 @@
 """A bounded pool of sandbox workers shared by the episodes of a run.
 
-One worker serves one episode at a time. :meth:`BoxWorkerPool.lease` hands out an idle
-live worker of the episode's box, else starts a new one while the pool is under its
-bound, else closes the least recently used idle worker of another box and starts one in
-its place, else waits for a release. Several episodes of one box may therefore run at
-once, each on its own worker. A worker whose episode failed is discarded (the next
-episode gets a fresh process); :meth:`close` kills every worker, leased or idle.
+Episodes borrow a worker per box call (:class:`PooledBox`), not per episode: a call takes
+microseconds, a worker start ~100 ms of CPU. :meth:`BoxWorkerPool.lease` hands out an idle
+live worker of the box; while the box's workers are all busy it waits for one (up to
+:data:`BUSY_WAIT_S`, so only a box with slow calls gets a second worker); else it starts a
+new worker while the pool is under its bound, else closes the least recently used idle
+worker of another box and starts one in its place, else waits for a release. A worker
+whose call raised is discarded; :meth:`close` kills every worker, leased or idle.
 
 Thread-safe: episodes run in worker threads of the scheduler.
 """
@@ -14,19 +15,23 @@ from __future__ import annotations
 
 import logging
 import threading
+import time
 from collections import OrderedDict
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 from blackboxes.store import Box
-from oracle_bench.errors import UsageError
+from oracle_bench.errors import OracleBenchError, UsageError
 
 if TYPE_CHECKING:
     from sandbox import SandboxLimits
 
-__all__ = ["BoxWorkerPool", "Lease", "start_sandbox_worker"]
+__all__ = ["BoxWorkerPool", "Lease", "PooledBox", "start_sandbox_worker"]
 
 log = logging.getLogger(__name__)
+
+BUSY_WAIT_S = 1.0
+"""How long a call waits for its box's busy worker before another worker is started."""
 
 WorkerFactory = Callable[[Box], Any]
 """Starts a worker for a box; raises an ``OracleBenchError`` when the box cannot start."""
@@ -81,6 +86,26 @@ class BoxWorkerPool:
         self._closed = False
         self.started = 0
         """Workers started so far (for tests and the manifest)."""
+        self._checked: dict[str, BaseException | None] = {}
+        self._check_locks: dict[str, threading.Lock] = {}
+
+    def check(self, box: Box) -> None:
+        """Raise the box's start-up error if it cannot start (started once per box per
+        run: concurrent first episodes of a box wait for that one start)."""
+        box_id = box.info.id
+        with self._cond:
+            lock = self._check_locks.setdefault(box_id, threading.Lock())
+        with lock:
+            if box_id not in self._checked:
+                try:
+                    self.release(self.lease(box), healthy=True)
+                except OracleBenchError as exc:
+                    self._checked[box_id] = exc
+                else:
+                    self._checked[box_id] = None
+            error = self._checked[box_id]
+        if error is not None:
+            raise error
 
     def lease(self, box: Box) -> Lease:
         """A worker for ``box``; blocks while the pool is full and nothing is idle.
@@ -89,6 +114,7 @@ class BoxWorkerPool:
         """
         box_id = box.info.id
         evicted: Lease | None = None
+        deadline: float | None = None
         with self._cond:
             while True:
                 if self._closed:
@@ -98,6 +124,17 @@ class BoxWorkerPool:
                     lease = self._idle.pop(mine)
                     self._leased[id(lease)] = lease
                     return lease
+                busy = any(v.box_id == box_id for v in self._leased.values())
+                if busy:
+                    # A box call takes microseconds and a worker start ~100 ms of CPU:
+                    # wait for the box's busy worker; start another only for a box whose
+                    # calls are slow (longer than BUSY_WAIT_S).
+                    if deadline is None:
+                        deadline = time.monotonic() + BUSY_WAIT_S
+                    left = deadline - time.monotonic()
+                    if left > 0:
+                        self._cond.wait(left)
+                        continue
                 if self._live < self.size:
                     self._live += 1
                     break
@@ -112,7 +149,7 @@ class BoxWorkerPool:
         except BaseException:
             with self._cond:
                 self._live -= 1
-                self._cond.notify()
+                self._cond.notify_all()
             raise
         lease = Lease(box_id, worker)
         with self._cond:
@@ -130,10 +167,10 @@ class BoxWorkerPool:
                 return  # already released, or closed with the pool
             if healthy and not self._closed:
                 self._idle[id(lease)] = lease
-                self._cond.notify()
+                self._cond.notify_all()
                 return
             self._live -= 1
-            self._cond.notify()
+            self._cond.notify_all()
         _close(lease.worker, lease.box_id)
 
     @property
@@ -153,3 +190,43 @@ class BoxWorkerPool:
             self._cond.notify_all()
         for lease in victims:
             _close(lease.worker, lease.box_id)
+
+
+class PooledBox:
+    """One episode's view of a box: each call borrows a pooled worker and gives it back.
+
+    A box call takes microseconds while an agent's turn (an LLM call) takes seconds, so
+    an episode that held a worker from start to end would need a process per episode in
+    flight. Borrowing per call keeps about one busy worker per box, started by the first
+    call (which overlaps the agent's first model call). A worker whose call raised is
+    discarded; a box that cannot start raises its error from :meth:`call`, which the
+    episode protocols record as the episode's failure.
+    """
+
+    def __init__(self, pool: BoxWorkerPool, box: Box) -> None:
+        self._pool = pool
+        self._box = box
+        self._layers: frozenset[Any] | None = None
+
+    @property
+    def layers(self) -> frozenset[Any]:
+        """The isolation layers of the box's workers (they all share one set of limits)."""
+        if self._layers is None:
+            self._borrow(lambda worker: None)
+        return self._layers if self._layers is not None else frozenset()
+
+    def call(self, x: Any) -> Any:
+        """``SandboxWorker.call(x)`` on a borrowed worker."""
+        return self._borrow(lambda worker: worker.call(x))
+
+    def _borrow(self, use: Callable[[Any], Any]) -> Any:
+        lease = self._pool.lease(self._box)
+        healthy = False
+        try:
+            result = use(lease.worker)
+            if self._layers is None:
+                self._layers = frozenset(lease.worker.layers)
+            healthy = True
+            return result
+        finally:
+            self._pool.release(lease, healthy=healthy)

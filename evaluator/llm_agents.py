@@ -37,6 +37,7 @@ from __future__ import annotations
 import json
 import logging
 import re
+import threading
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Literal
@@ -64,6 +65,7 @@ from providers import (
     ToolSpec,
     check_provider,
     create_provider,
+    parse_model_spec,
 )
 
 __all__ = [
@@ -74,6 +76,7 @@ __all__ = [
     "LlmAgentSettings",
     "LlmDfaAgent",
     "PlayProtocol",
+    "ProviderPool",
     "check_llm_agent",
     "dfa_tools",
     "is_llm_agent",
@@ -116,6 +119,8 @@ class LlmAgentSettings:
     budget: RunBudget | None = None
     max_per_provider: int | None = None
     """Calls in flight per provider name (``create_provider(max_concurrency=...)``)."""
+    pool: ProviderPool | None = None
+    """Providers shared by the run's episodes (None: each agent builds its own)."""
 
     def __post_init__(self) -> None:
         if self.protocol not in PROTOCOLS:
@@ -148,6 +153,37 @@ def _create(name: str, settings: LlmAgentSettings) -> Provider:
         timeout=settings.timeout,
         max_concurrency=settings.max_per_provider,
     )
+
+
+class ProviderPool:
+    """The providers of a run, one per agent name, shared by its episodes.
+
+    An HTTP client is thread-safe and costs tens of milliseconds of CPU to build, so
+    ``openai/...`` and ``anthropic/...`` agents share one per name. ``scripted/...``
+    providers are not pooled: each episode replays its script from the first line.
+    """
+
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        self._providers: dict[str, Provider] = {}
+
+    def get(self, name: str, settings: LlmAgentSettings) -> Provider | None:
+        """The shared provider for ``name`` (built on first use), or None for a provider
+        that must not be shared (scripted)."""
+        if parse_model_spec(name)[0] == "scripted":
+            return None
+        with self._lock:
+            provider = self._providers.get(name)
+            if provider is None:
+                provider = self._providers[name] = _create(name, settings)
+            return provider
+
+    def close(self) -> None:
+        """Close every pooled provider (at the end of the run)."""
+        with self._lock:
+            providers, self._providers = list(self._providers.values()), {}
+        for provider in providers:
+            _close(provider)
 
 
 def _close(provider: Provider | None) -> None:
@@ -296,6 +332,7 @@ class _LlmBase:
         self.name = name
         self.settings = settings
         self._provider: Provider | None = None
+        self._shared = False
         self._calls: list[LlmCallRecord] = []
         self._notes: list[str] = []
 
@@ -309,7 +346,8 @@ class _LlmBase:
     def close(self) -> None:
         """Release the provider (its HTTP client); the agent may not be used afterwards."""
         provider, self._provider = self._provider, None
-        _close(provider)
+        if not self._shared:  # a pooled provider is closed with its pool
+            _close(provider)
 
     # -- calls -----------------------------------------------------------------
     def _complete(
@@ -323,7 +361,10 @@ class _LlmBase:
         if budget is not None:
             budget.check()
         if self._provider is None:
-            self._provider = _create(self.name, self.settings)
+            pool = self.settings.pool
+            shared = pool.get(self.name, self.settings) if pool is not None else None
+            self._shared = shared is not None
+            self._provider = shared if shared is not None else _create(self.name, self.settings)
         reply = self._provider.complete(messages, tools=tools, tool_choice=None)
         record = _record(phase, turn, reply)
         self._calls.append(record)

@@ -67,7 +67,7 @@ from pydantic import BaseModel, ConfigDict, Field
 from blackboxes.box import SuiteInfo
 from blackboxes.families import Family, get_family
 from blackboxes.store import Box, load_box, load_suite
-from evaluator._pool import BoxWorkerPool, start_sandbox_worker
+from evaluator._pool import BoxWorkerPool, PooledBox, start_sandbox_worker
 from evaluator._schedule import run_jobs
 from evaluator.agents import AgentContext, check_agent_name, make_agent
 from evaluator.dfa_metrics import DEFAULT_SIMILARITY_LEN, dfa_episode_metrics
@@ -109,7 +109,7 @@ from oracle_bench.jsonio import atomic_write_text, canonical_json, sha256_hex
 from oracle_bench.rng import rng_for
 
 if TYPE_CHECKING:
-    from evaluator.llm_agents import LlmAgentSettings
+    from evaluator.llm_agents import LlmAgentSettings, ProviderPool
     from providers import CallCache, RetryEvent
     from sandbox import SandboxLimits
 
@@ -838,12 +838,19 @@ class _Run:
         )
         self.budget = budget
         cache: CallCache | None = None
+        providers: ProviderPool | None = None
         if self.llm_names and pending:
+            from evaluator.llm_agents import ProviderPool
             from providers import CallCache
 
             cache = CallCache(self.out_dir / CACHE_FILE)
+            providers = ProviderPool()
             self.settings = dataclasses.replace(
-                self.llm_settings(), budget=budget, cache=cache, on_retry=self._on_retry
+                self.llm_settings(),
+                budget=budget,
+                cache=cache,
+                on_retry=self._on_retry,
+                pool=providers,
             )
         pool = BoxWorkerPool(self.workers, start_sandbox_worker(self.limits))
         interrupted = threading.Event()
@@ -883,6 +890,8 @@ class _Run:
             )
         finally:
             pool.close()
+            if providers is not None:
+                providers.close()
             if cache is not None:
                 cache.close()
 
@@ -989,13 +998,14 @@ class _Run:
         job: EpisodeJob,
         interrupted: threading.Event,
     ) -> _Outcome:
-        """One episode, in a worker thread: lease a worker, play, write the trajectory."""
+        """One episode, in a worker thread: play (box calls borrow pooled workers), write
+        the trajectory. A box that cannot start fails the episode with its error."""
         from providers.cache import call_scope
 
         path = trajectory_path(self.out_dir, job)
         with call_scope(job.scope):
             try:
-                lease = pool.lease(box)
+                pool.check(box)
             except OracleBenchError as exc:
                 if interrupted.is_set():
                     return _Outcome(job, None, "interrupted", "interrupted")
@@ -1005,15 +1015,10 @@ class _Run:
                 record = kind.cannot_start(box, job, f"{type(exc).__name__}: {exc}")
                 kind.save(record, path)
                 return _Outcome(job, record, "ran")
-            healthy = False
             try:
-                record = kind.play(box, job, lease.worker)
-                healthy = record.status == "completed"
+                record = kind.play(box, job, PooledBox(pool, box))
             except BudgetExhausted as exc:
-                healthy = True  # the box is fine; only the budget stopped the agent
                 return _Outcome(job, None, "interrupted", str(exc))
-            finally:
-                pool.release(lease, healthy=healthy)
         if interrupted.is_set() and record.status == "failed":
             # Most likely failed because Ctrl-C closed its worker: rerun on resume.
             return _Outcome(job, None, "interrupted", "interrupted")

@@ -13,7 +13,8 @@ from typing import Any
 
 import pytest
 
-from evaluator._pool import BoxWorkerPool
+from evaluator import _pool
+from evaluator._pool import BoxWorkerPool, PooledBox
 from evaluator.cli import main
 from evaluator.runner import (
     EpisodeJob,
@@ -146,7 +147,8 @@ def _box(box_id: str) -> Any:
     return SimpleNamespace(info=SimpleNamespace(id=box_id))
 
 
-def test_worker_pool_bound_reuse_eviction_and_waiting() -> None:
+def test_worker_pool_bound_reuse_eviction_and_waiting(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(_pool, "BUSY_WAIT_S", 0.05)
     started: list[_FakeWorker] = []
 
     def start(box: Any) -> _FakeWorker:
@@ -161,7 +163,7 @@ def test_worker_pool_bound_reuse_eviction_and_waiting() -> None:
         pool.lease(_box("broken"))  # a box that cannot start gives its slot back
     assert pool.live == 0
     a1 = pool.lease(_box("a"))
-    a2 = pool.lease(_box("a"))  # a second episode of box a gets its own worker
+    a2 = pool.lease(_box("a"))  # box a's worker stays busy: a second one is started
     assert a1.worker is not a2.worker and pool.live == 2
     pool.release(a1, healthy=True)
     again = pool.lease(_box("a"))
@@ -184,6 +186,90 @@ def test_worker_pool_bound_reuse_eviction_and_waiting() -> None:
     assert all(w.closed for w in started)
     with pytest.raises(UsageError):
         pool.lease(_box("a"))
+
+
+class _CallWorker(_FakeWorker):
+    layers = frozenset({"process"})
+
+    def __init__(self, box_id: str, delay: float = 0.0) -> None:
+        super().__init__(box_id)
+        self.delay = delay
+        self.calls = 0
+
+    def call(self, x: Any) -> Any:
+        self.calls += 1
+        time.sleep(self.delay)
+        if x == "boom":
+            raise RuntimeError("worker protocol broke")
+        return ("ok", x)
+
+
+def test_pooled_box_borrows_per_call_and_waits_for_a_busy_worker() -> None:
+    started: list[_CallWorker] = []
+
+    def start(box: Any) -> _CallWorker:
+        worker = _CallWorker(box.info.id, delay=0.02)
+        started.append(worker)
+        return worker
+
+    pool = BoxWorkerPool(8, start)
+    envs = [PooledBox(pool, _box("a")) for _ in range(6)]
+    threads = [threading.Thread(target=lambda e=e: [e.call(i) for i in range(5)]) for e in envs]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join(timeout=10)
+    # 30 calls of 20 ms from 6 episodes at once: one worker serves them all (waiting
+    # 20 ms for a busy worker beats starting a process)
+    assert len(started) == 1 and started[0].calls == 30 and pool.live == 1
+    assert envs[0].layers == frozenset({"process"})
+    with pytest.raises(RuntimeError):
+        envs[0].call("boom")  # a worker whose call raised is discarded
+    assert started[0].closed and pool.live == 0
+    assert envs[1].call(1) == ("ok", 1) and len(started) == 2
+    pool.close()
+
+
+def test_slow_box_calls_get_a_second_worker(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(_pool, "BUSY_WAIT_S", 0.05)
+    started: list[_CallWorker] = []
+
+    def start(box: Any) -> _CallWorker:
+        worker = _CallWorker(box.info.id, delay=0.5)
+        started.append(worker)
+        return worker
+
+    pool = BoxWorkerPool(4, start)
+    envs = [PooledBox(pool, _box("slow")) for _ in range(2)]
+    threads = [threading.Thread(target=lambda e=e: e.call(0)) for e in envs]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join(timeout=10)
+    assert len(started) == 2 and [w.calls for w in started] == [1, 1]
+    pool.close()
+
+
+def test_pool_check_starts_a_box_once_and_remembers_its_error() -> None:
+    starts: list[str] = []
+
+    def start(box: Any) -> _CallWorker:
+        starts.append(box.info.id)
+        if box.info.id == "broken":
+            raise SandboxCompileError("nope")
+        return _CallWorker(box.info.id)
+
+    pool = BoxWorkerPool(4, start)
+    threads = [threading.Thread(target=pool.check, args=(_box("a"),)) for _ in range(5)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join(timeout=10)
+    for _ in range(3):
+        with pytest.raises(SandboxCompileError):
+            pool.check(_box("broken"))
+    assert starts == ["a", "broken"] and pool.live == 1
+    pool.close()
 
 
 def test_other_episode_settings_are_refused_on_resume(suite_dir: Path, tmp_path: Path) -> None:

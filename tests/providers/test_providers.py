@@ -967,3 +967,23 @@ def test_scripted_thinking_becomes_reasoning_blocks(tmp_path: Path) -> None:
     assert reply.reasoning_blocks == [
         {"type": "thinking", "thinking": "hmm", "signature": "loopback-signature"}
     ]
+
+
+@pytest.mark.parametrize("fmt", ["openai", "anthropic"])
+def test_the_api_key_and_sdk_headers_are_sent(
+    fmt: str, server: LoopbackServer, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("OPENAI_API_KEY", "sk-test-key")
+    monkeypatch.setenv("ANTHROPIC_API_KEY", "sk-ant-test-key")
+    server.add("hi")
+    make(fmt, server, options={"temperature": 0, "top_k_custom": 3}).complete(MESSAGES)
+    request = server.requests[0]
+    if fmt == "openai":
+        assert request.headers["authorization"] == "Bearer sk-test-key"
+        assert request.body["temperature"] == 0 and request.body["top_k_custom"] == 3
+        assert request.body["model"] == "loopback-test"
+    else:
+        assert "sk-ant-test-key" in (
+            request.headers.get("x-api-key", "") + request.headers.get("authorization", "")
+        )
+    assert request.headers["user-agent"].lower().startswith(fmt)
