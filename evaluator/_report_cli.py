@@ -19,15 +19,16 @@ from evaluator.dfa_summary import (
     DfaSummary,
     dfa_metrics_table,
     dfa_summary_table,
+    dfa_usage_table,
     format_buckets,
     parse_buckets,
 )
 from evaluator.report import load_run, summarise_run, write_run_summary
-from evaluator.summary import summary_tables, summary_warnings
+from evaluator.summary import Summary, summary_tables, summary_warnings
 from oracle_bench.cli import ArgumentParser, configure_logging
 from oracle_bench.errors import OracleBenchError, UsageError
 
-__all__ = ["report_main"]
+__all__ = ["print_summary", "report_main"]
 
 PROG = "oracle-eval report"
 
@@ -88,14 +89,7 @@ def _report(args: argparse.Namespace, out: Console, err: Console) -> int:
     )
     written = write_run_summary(records, report)
     summary = report.summary
-    if isinstance(summary, DfaSummary):
-        out.print(dfa_summary_table(summary))
-        out.print(dfa_metrics_table(summary))
-    else:
-        for table in summary_tables(summary):
-            out.print(table)
-        for line in summary_warnings(summary):
-            out.print(f"[yellow]warning:[/] {line}")
+    print_summary(out, summary)
     usage = summary.usage
     if usage.calls:
         cost = "no price" if usage.cost_usd is None else f"${usage.cost_usd:.4f}"
@@ -115,6 +109,21 @@ def _report(args: argparse.Namespace, out: Console, err: Console) -> int:
         soft_wrap=True,
     )
     return 0
+
+
+def print_summary(out: Console, summary: Summary | DfaSummary) -> None:
+    """The result tables of a run (``oracle-eval`` and ``oracle-eval report`` alike)."""
+    if isinstance(summary, DfaSummary):
+        out.print(dfa_summary_table(summary))
+        out.print(dfa_metrics_table(summary))
+        usage = dfa_usage_table(summary)
+        if usage is not None:
+            out.print(usage)
+        return
+    for table in summary_tables(summary):
+        out.print(table)
+    for line in summary_warnings(summary):
+        out.print(f"[yellow]warning:[/] {line}")
 
 
 def report_main(argv: list[str]) -> int:

@@ -19,7 +19,6 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from rich import box
 from rich.console import Console
 from rich.progress import (
     BarColumn,
@@ -29,11 +28,12 @@ from rich.progress import (
     TextColumn,
     TimeElapsedColumn,
 )
-from rich.table import Table
 from rich.text import Text
 
 from blackboxes.store import load_suite_boxes
+from evaluator._report_cli import print_summary, report_main
 from evaluator.agents import agent_names, check_agent_name
+from evaluator.dfa_metrics import check_similarity_len
 from evaluator.dfa_protocol import (
     DEFAULT_BUDGET_FACTOR,
     check_budget_factor,
@@ -42,16 +42,12 @@ from evaluator.dfa_protocol import (
 )
 from evaluator.dfa_summary import (
     DEFAULT_BUCKETS,
-    DfaSummary,
-    dfa_metrics_table,
-    dfa_summary_table,
     format_buckets,
     parse_buckets,
 )
 from evaluator.llm_agents import PROTOCOLS, LlmAgentSettings, check_llm_agent, is_llm_agent
 from evaluator.runner import (
     INVALID_TURNS_MODES,
-    MAX_SIMILARITY_LEN,
     ProgressEvent,
     RetryProgress,
     RunEvent,
@@ -62,11 +58,10 @@ from evaluator.runner import (
     parse_shard,
 )
 from evaluator.spec import FEEDBACK_MODES, FeedbackMode, TurnShot, parse_feedback, parse_spec
-from evaluator.summary import GroupRow, Summary
 from evaluator.usage import RunBudget
 from oracle_bench.cli import ArgumentParser, configure_logging, suites_root
 from oracle_bench.errors import BoxError, OracleBenchError, UnknownNameError, UsageError
-from providers import parse_model_options
+from providers import parse_base_urls, parse_model_options
 
 __all__ = ["main"]
 
@@ -235,9 +230,11 @@ def _parser() -> argparse.ArgumentParser:
     llm = p.add_argument_group("LLM agents")
     llm.add_argument(
         "--base-url",
-        default=None,
-        metavar="URL",
-        help="API base URL of the LLM agents' provider (any OpenAI-compatible server)",
+        action="append",
+        default=[],
+        metavar="[PROVIDER=]URL",
+        help="server of every LLM agent, or of one provider (openai=URL, anthropic=URL); "
+        "repeatable; any OpenAI-compatible server (vLLM, Ollama, llama.cpp)",
     )
     llm.add_argument(
         "-M",
@@ -337,54 +334,6 @@ def _latest_suite() -> Path:
     return newest.parent
 
 
-def _fmt(value: float | None, digits: int = 2) -> str:
-    return "-" if value is None else f"{value:.{digits}f}"
-
-
-def _ci(row: GroupRow) -> str:
-    if row.accuracy_ci_low is None or row.accuracy_ci_high is None:
-        return "-"
-    return f"[{row.accuracy_ci_low:.2f}, {row.accuracy_ci_high:.2f}]"
-
-
-def _tables(console: Console, summary: Summary) -> None:
-    keys = sorted({(g.family, g.level) for g in summary.groups})
-    for family, level in keys:
-        rows = [g for g in summary.groups if (g.family, g.level) == (family, level)]
-        show_failed = any(g.failed for g in rows)
-        table = Table(
-            title=f"{family} {level} · {summary.spec} · {summary.feedback} · seed {summary.seed}",
-            title_justify="left",
-            box=box.SIMPLE_HEAVY,
-            pad_edge=False,
-            collapse_padding=True,
-        )
-        table.add_column("agent", no_wrap=True)
-        headers = ["boxes", "acc", "95% CI", "queries", "invalid", "T_info", "bits", "eff."]
-        for name in headers + (["failed"] if show_failed else []):
-            table.add_column(name, justify="right", no_wrap=True)
-        for g in rows:
-            cells = [
-                g.agent,
-                str(g.boxes),
-                _fmt(g.accuracy_mean, 3),
-                _ci(g),
-                _fmt(g.queries_used_mean, 1),
-                _fmt(g.invalid_turns_mean, 1),
-                _fmt(g.t_info_mean, 1),
-                _fmt(g.info_gained_mean, 1),
-                _fmt(g.efficiency_mean, 2),
-            ]
-            table.add_row(*cells, *([str(g.failed)] if show_failed else []))
-        console.print(table)
-        violations = sum(g.bound_violations for g in summary.groups)
-        if violations:
-            console.print(
-                f"[yellow]warning:[/] {violations} information-bound violation(s); "
-                "see bound_violations in summary.json"
-            )
-
-
 def _check_any_agent(name: str) -> None:
     """Fail fast (before any suite is read) on a name no family knows."""
     if is_llm_agent(name):
@@ -431,7 +380,7 @@ def _llm_settings(args: argparse.Namespace, llm_agents: list[str]) -> LlmAgentSe
         raise UsageError(f"invalid --timeout {args.timeout:g}: must be > 0 seconds")
     settings = LlmAgentSettings(
         options=parse_model_options(args.model_options),
-        base_url=args.base_url,
+        base_urls=parse_base_urls(args.base_url),
         protocol=args.protocol or "tools",
         max_reasks=2 if args.max_reasks is None else args.max_reasks,
         history=_history(args.history),
@@ -498,10 +447,8 @@ def _run(args: argparse.Namespace, out: Console, err: Console) -> int:
     buckets = parse_buckets(args.buckets) if args.buckets is not None else None
     if args.budget_factor is not None:
         check_budget_factor(args.budget_factor)
-    if args.similarity_len is not None and not 0 <= args.similarity_len <= MAX_SIMILARITY_LEN:
-        raise UsageError(
-            f"invalid --similarity-len {args.similarity_len}: must be in 0..{MAX_SIMILARITY_LEN}"
-        )
+    if args.similarity_len is not None:
+        check_similarity_len(args.similarity_len)
     shard = _check_run_flags(args)
     configure_logging(args.verbose, err)
     llm = _llm_settings(args, [a for a in args.agents or () if is_llm_agent(a)])
@@ -613,11 +560,7 @@ def _run(args: argparse.Namespace, out: Console, err: Console) -> int:
             max_cost=args.max_cost,
             max_tokens=args.max_tokens,
         )
-    if isinstance(result.summary, DfaSummary):
-        out.print(dfa_summary_table(result.summary))
-        out.print(dfa_metrics_table(result.summary))
-    else:
-        _tables(out, result.summary)
+    print_summary(out, result.summary)
     m = result.manifest
     out.print(
         f"{m.episodes} episode(s): {m.executed} run, {m.skipped} already done, "
@@ -645,8 +588,6 @@ def main(argv: Sequence[str] | None = None) -> int:
     try:
         tokens = list(sys.argv[1:] if argv is None else argv)
         if tokens[:1] == ["report"]:
-            from evaluator._report_cli import report_main
-
             return report_main(tokens[1:])
         for token in tokens:
             # argparse would take "-1@1" for an unknown option; report it as the bad spec it is.

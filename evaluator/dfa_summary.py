@@ -43,9 +43,8 @@ from evaluator.summary import (
     hierarchical_bootstrap_ci,
     rows_csv,
     run_usage,
-    usage_cells,
     usage_columns,
-    usage_headers,
+    usage_table,
 )
 from evaluator.usage import UsageTotals
 from oracle_bench.errors import UsageError
@@ -63,6 +62,7 @@ __all__ = [
     "dfa_metrics_table",
     "dfa_summary_csv",
     "dfa_summary_table",
+    "dfa_usage_table",
     "format_buckets",
     "parse_buckets",
     "summarise_dfa",
@@ -425,7 +425,6 @@ def dfa_summary_table(summary: DfaSummary) -> Table:
     and dollars per episode when an LLM agent ran. Then, when an agent played more than one
     bucket, one row per agent over every bucket (``all``)."""
     show_failed = any(g.failed for g in summary.groups)
-    extra = usage_headers(summary.groups)
     table = Table(
         title=(
             f"DFA · {summary.suite} · budget x{summary.budget_factor:g} of min(L*, TTT) · "
@@ -439,8 +438,8 @@ def dfa_summary_table(summary: DfaSummary) -> Table:
     table.add_column("agent", no_wrap=True)
     table.add_column("states", no_wrap=True)
     headers = ["boxes", "success", "95% CI", "MQ", "EQ", "calls", "cost", "/ref", "inv."]
-    for name in headers + extra + (["failed"] if show_failed else []):
-        table.add_column(name, justify="right", no_wrap=True)
+    for name in headers + (["failed"] if show_failed else []):
+        table.add_column(name, justify="right", no_wrap=True, min_width=len(name))
     pooled = len({g.bucket for g in summary.groups}) > 1
     rows = [*summary.groups, *(summary.overall if pooled else [])]
     for i, g in enumerate(rows):
@@ -458,10 +457,19 @@ def dfa_summary_table(summary: DfaSummary) -> Table:
             _fmt(g.cost_median),
             _fmt(g.cost_ratio_median, 2),
             _fmt(g.invalid_calls_mean),
-            *usage_cells(g, extra),
         ]
         table.add_row(*cells, *([str(g.failed)] if show_failed else []))
     return table
+
+
+def dfa_usage_table(summary: DfaSummary) -> Table | None:
+    """LLM usage per agent x bucket, or None when no agent called a model."""
+    return usage_table(
+        f"LLM usage · DFA · {summary.suite} · seed {summary.seed}",
+        summary.groups,
+        lambda g: g.bucket,
+        "states",
+    )
 
 
 def _pct(value: float | None) -> str:

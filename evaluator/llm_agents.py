@@ -63,6 +63,7 @@ from providers import (
     RetryPolicy,
     ToolCall,
     ToolSpec,
+    base_url_for,
     check_provider,
     create_provider,
     parse_model_spec,
@@ -106,6 +107,10 @@ class LlmAgentSettings:
     options: Mapping[str, Any] = field(default_factory=dict)
     """Model options (``-M key=value``), passed through (reasoning/thinking included)."""
     base_url: str | None = None
+    """The server of every LLM agent (None: ``$OPENAI_BASE_URL`` etc. or the vendor's API)."""
+    base_urls: Mapping[str, str] = field(default_factory=dict)
+    """Per provider name (``openai``, ``anthropic``; ``""``: every provider), before
+    ``base_url``: ``--base-url openai=URL``."""
     protocol: PlayProtocol = "tools"
     max_reasks: int = 2
     """Re-asks after a reply with no usable call, before the raw reply goes to the protocol."""
@@ -121,6 +126,10 @@ class LlmAgentSettings:
     """Calls in flight per provider name (``create_provider(max_concurrency=...)``)."""
     pool: ProviderPool | None = None
     """Providers shared by the run's episodes (None: each agent builds its own)."""
+
+    def url_for(self, name: str) -> str | None:
+        """The base URL for the agent ``provider/model``."""
+        return base_url_for(self.base_urls, name) or self.base_url
 
     def __post_init__(self) -> None:
         if self.protocol not in PROTOCOLS:
@@ -146,7 +155,7 @@ def _create(name: str, settings: LlmAgentSettings) -> Provider:
     return create_provider(
         name,
         options=settings.options,
-        base_url=settings.base_url,
+        base_url=settings.url_for(name),
         on_retry=settings.on_retry,
         retry=settings.retry,
         cache=settings.cache,
@@ -196,7 +205,7 @@ def check_llm_agent(name: str, settings: LlmAgentSettings) -> str:
     """Preflight for an LLM agent before any work: ``name`` if usable, else a one-line
     ``ProviderConfigError`` (unknown provider, missing key, unreachable server, bad model
     options, a missing script file)."""
-    check_provider(name, base_url=settings.base_url)
+    check_provider(name, base_url=settings.url_for(name))
     _close(_create(name, settings))
     return name
 

@@ -28,7 +28,12 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, ValidationError
 
-from evaluator.dfa_metrics import DEFAULT_SIMILARITY_LEN, DfaEpisodeMetrics, dfa_episode_metrics
+from evaluator.dfa_metrics import (
+    DEFAULT_SIMILARITY_LEN,
+    DfaEpisodeMetrics,
+    check_similarity_len,
+    dfa_episode_metrics,
+)
 from evaluator.dfa_summary import (
     DEFAULT_BUCKETS,
     Bucket,
@@ -43,7 +48,6 @@ from evaluator.trajectory import CorruptTrajectoryError, Trajectory
 from oracle_bench.errors import EvaluationError, UsageError
 
 __all__ = [
-    "MAX_SIMILARITY_LEN",
     "RunDirError",
     "RunRecords",
     "RunReport",
@@ -56,7 +60,6 @@ __all__ = [
 
 log = logging.getLogger(__name__)
 
-MAX_SIMILARITY_LEN = 10_000
 """The runner's bound on ``--similarity-len``."""
 
 Kind = Literal["turns", "dfa"]
@@ -367,10 +370,8 @@ def _check_options(
             f"--buckets and --similarity-len apply to DFA runs only; this is a "
             f"{settings.spec} run of suite {settings.suite}"
         )
-    if similarity_len is not None and not 0 <= similarity_len <= MAX_SIMILARITY_LEN:
-        raise UsageError(
-            f"invalid --similarity-len {similarity_len}: must be in 0..{MAX_SIMILARITY_LEN}"
-        )
+    if similarity_len is not None:
+        check_similarity_len(similarity_len)
 
 
 @dataclass(frozen=True)

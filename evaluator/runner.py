@@ -70,7 +70,11 @@ from blackboxes.store import Box, load_box, load_suite
 from evaluator._pool import BoxWorkerPool, PooledBox, start_sandbox_worker
 from evaluator._schedule import run_jobs
 from evaluator.agents import AgentContext, check_agent_name, make_agent
-from evaluator.dfa_metrics import DEFAULT_SIMILARITY_LEN, dfa_episode_metrics
+from evaluator.dfa_metrics import (
+    DEFAULT_SIMILARITY_LEN,
+    check_similarity_len,
+    dfa_episode_metrics,
+)
 from evaluator.dfa_protocol import (
     DEFAULT_BUDGET_FACTOR,
     DEFAULT_MAX_INVALID_STREAK,
@@ -116,7 +120,6 @@ if TYPE_CHECKING:
 __all__ = [
     "DFA_FAMILY",
     "INVALID_TURNS_MODES",
-    "MAX_SIMILARITY_LEN",
     "EpisodeJob",
     "IndexRow",
     "InvalidTurns",
@@ -140,7 +143,6 @@ __all__ = [
 log = logging.getLogger(__name__)
 
 DFA_FAMILY = "DFA"
-MAX_SIMILARITY_LEN = 10_000
 """Beyond this K the big-integer counts only cost time: the score no longer moves."""
 InvalidTurns = Literal["count", "free"]
 INVALID_TURNS_MODES: tuple[InvalidTurns, ...] = ("count", "free")
@@ -226,6 +228,7 @@ class LlmArguments(_Model):
     """``full`` or the number of past exchanges kept."""
     max_reasks: int
     base_url: str | None = None
+    base_urls: dict[str, str] = Field(default_factory=dict)
     timeout: float | None = None
     max_per_provider: int | None = None
 
@@ -592,10 +595,8 @@ def evaluate_suite(
         feedback = parse_feedback(feedback)
     if budget_factor is not None:
         budget_factor = check_budget_factor(budget_factor)
-    if similarity_len is not None and not 0 <= similarity_len <= MAX_SIMILARITY_LEN:
-        raise UsageError(
-            f"invalid --similarity-len {similarity_len}: must be in 0..{MAX_SIMILARITY_LEN}"
-        )
+    if similarity_len is not None:
+        check_similarity_len(similarity_len)
     suite_dir, out_dir = Path(suite_dir), Path(out_dir)
     suite = load_suite(suite_dir)
     dfa = is_dfa_suite(suite)
@@ -744,6 +745,7 @@ class _Run:
                 history=_history_text(getattr(s, "history", None)),
                 max_reasks=int(getattr(s, "max_reasks", DEFAULT_MAX_REASKS)),
                 base_url=getattr(s, "base_url", None),
+                base_urls=dict(getattr(s, "base_urls", None) or {}),
                 timeout=getattr(s, "timeout", None),
                 max_per_provider=getattr(s, "max_per_provider", None),
             )
@@ -776,7 +778,7 @@ class _Run:
             },
         )
         if data.get("llm") is not None:
-            for key in ("base_url", "timeout", "max_per_provider"):
+            for key in ("base_url", "base_urls", "timeout", "max_per_provider"):
                 data["llm"].pop(key, None)
         data["suite"] = self.suite.name
         data["suite_json_sha256"] = suite_sha

@@ -29,7 +29,7 @@ import io
 import math
 import statistics
 from collections import defaultdict
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Protocol
@@ -61,9 +61,8 @@ __all__ = [
     "summary_csv",
     "summary_tables",
     "summary_warnings",
-    "usage_cells",
     "usage_columns",
-    "usage_headers",
+    "usage_table",
     "write_summary",
 ]
 
@@ -437,27 +436,67 @@ def write_summary(summary: Summary, out_dir: Path, suffix: str = "") -> None:
 
 class _HasUsage(Protocol):
     @property
+    def agent(self) -> str: ...
+
+    @property
+    def episodes(self) -> int: ...
+
+    @property
     def tokens_mean(self) -> float | None: ...
 
     @property
     def cost_usd_mean(self) -> float | None: ...
+
+    @property
+    def cost_usd_total(self) -> float | None: ...
+
+    @property
+    def llm_calls_mean(self) -> float | None: ...
+
+    @property
+    def retries_total(self) -> int: ...
 
 
 def _fmt(value: float | None, digits: int = 2) -> str:
     return "-" if value is None else f"{value:.{digits}f}"
 
 
-def usage_headers(rows: Sequence[_HasUsage]) -> list[str]:
-    """``tokens/ep`` and ``$/ep`` when some row has an LLM agent, else nothing."""
-    return ["tokens/ep", "$/ep"] if any(r.tokens_mean is not None for r in rows) else []
+def usage_table(
+    title: str, rows: Sequence[_HasUsage], label: Callable[[Any], str], label_name: str
+) -> Table | None:
+    """LLM usage per group row (calls, tokens and dollars per episode, total dollars,
+    retries), or None when no row called a model. A table of its own keeps the result
+    tables readable in 80 columns."""
+    used = [r for r in rows if r.tokens_mean is not None]
+    if not used:
+        return None
+    table = _new_table(title)
+    table.add_column("agent", overflow="fold")
+    table.add_column(label_name, overflow="fold")
+    for name in ("episodes", "calls/ep", "tokens/ep", "$/ep", "$ total", "retries"):
+        table.add_column(name, justify="right", no_wrap=True, min_width=len(name))
+    for r in used:
+        table.add_row(
+            r.agent,
+            label(r),
+            str(r.episodes),
+            _fmt(r.llm_calls_mean, 1),
+            _fmt(r.tokens_mean, 0),
+            "-" if r.cost_usd_mean is None else f"{r.cost_usd_mean:.4f}",
+            "-" if r.cost_usd_total is None else f"{r.cost_usd_total:.4f}",
+            str(r.retries_total),
+        )
+    return table
 
 
-def usage_cells(row: _HasUsage, headers: Sequence[str]) -> list[str]:
-    """The cells of :func:`usage_headers` for one row."""
-    if not headers:
-        return []
-    cost = "-" if row.cost_usd_mean is None else f"{row.cost_usd_mean:.4f}"
-    return [_fmt(row.tokens_mean, 0), cost]
+def _new_table(title: str) -> Table:
+    return Table(
+        title=title,
+        title_justify="left",
+        box=rich_box.SIMPLE_HEAVY,
+        pad_edge=False,
+        collapse_padding=True,
+    )
 
 
 def _ci(row: GroupRow) -> str:
@@ -468,18 +507,11 @@ def _ci(row: GroupRow) -> str:
 
 def _table(title: str, rows: Sequence[GroupRow]) -> Table:
     show_failed = any(g.failed for g in rows)
-    extra = usage_headers(rows)
-    table = Table(
-        title=title,
-        title_justify="left",
-        box=rich_box.SIMPLE_HEAVY,
-        pad_edge=False,
-        collapse_padding=True,
-    )
-    table.add_column("agent", no_wrap=True)
+    table = _new_table(title)
+    table.add_column("agent", overflow="fold")
     headers = ["boxes", "acc", "95% CI", "queries", "invalid", "T_info", "bits", "eff."]
-    for name in headers + extra + (["failed"] if show_failed else []):
-        table.add_column(name, justify="right", no_wrap=True)
+    for name in headers + (["failed"] if show_failed else []):
+        table.add_column(name, justify="right", no_wrap=True, min_width=len(name))
     for g in rows:
         cells = [
             g.agent,
@@ -491,7 +523,6 @@ def _table(title: str, rows: Sequence[GroupRow]) -> Table:
             _fmt(g.t_info_mean, 1),
             _fmt(g.info_gained_mean, 1),
             _fmt(g.efficiency_mean, 2),
-            *usage_cells(g, extra),
         ]
         table.add_row(*cells, *([str(g.failed)] if show_failed else []))
     return table
@@ -499,7 +530,7 @@ def _table(title: str, rows: Sequence[GroupRow]) -> Table:
 
 def summary_tables(summary: Summary) -> list[Table]:
     """One table per family x level (agents as rows), then one per family pooling its
-    levels when it has more than one. Usage columns appear only with an LLM agent."""
+    levels when it has more than one, then the LLM usage table when an LLM agent ran."""
     tail = f"{summary.spec} · {summary.feedback} · seed {summary.seed}"
     tables: list[Table] = []
     for family, level in sorted({(g.family, g.level) for g in summary.groups}):
@@ -509,7 +540,10 @@ def summary_tables(summary: Summary) -> list[Table]:
         if len({g.level for g in summary.groups if g.family == family}) > 1:
             rows = [g for g in summary.overall if g.family == family]
             tables.append(_table(f"{family} all levels · {tail}", rows))
-    return tables
+    usage = usage_table(
+        f"LLM usage · {tail}", summary.groups, lambda g: f"{g.family} {g.level}", "boxes of"
+    )
+    return tables if usage is None else [*tables, usage]
 
 
 def summary_warnings(summary: Summary) -> list[str]:

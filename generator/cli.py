@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import argparse
 import logging
-import re
 import sys
 from pathlib import Path
 from typing import Any
@@ -19,7 +18,7 @@ from generator.backends import backend_names
 from generator.suite import DESIGNS, GenerateConfig, LlmModels, check_models, generate_suite
 from oracle_bench.cli import ArgumentParser, configure_logging, suites_root
 from oracle_bench.errors import OracleBenchError, UnknownNameError, UsageError
-from providers import RetryEvent
+from providers import RetryEvent, parse_base_urls
 
 __all__ = ["build_parser", "main"]
 
@@ -156,21 +155,6 @@ def build_parser() -> ArgumentParser:
     return parser
 
 
-_PROVIDER_PREFIX = re.compile(r"^([A-Za-z][A-Za-z0-9_-]*)=(.+)$")
-
-
-def _base_urls(items: list[str]) -> dict[str, str]:
-    """``--base-url`` values: ``URL`` (every provider) or ``PROVIDER=URL``."""
-    urls: dict[str, str] = {}
-    for item in items:
-        match = _PROVIDER_PREFIX.match(item)
-        provider, url = (match.group(1), match.group(2)) if match else ("", item)
-        if not url.startswith(("http://", "https://")):
-            raise UsageError(f"--base-url expects [PROVIDER=]http(s)://..., not {item!r}")
-        urls[provider] = url
-    return urls
-
-
 def _llm_models(args: argparse.Namespace) -> LlmModels | None:
     given = [
         flag
@@ -201,7 +185,7 @@ def _llm_models(args: argparse.Namespace) -> LlmModels | None:
         tester=args.tester,
         design=args.design or "reference",
         options=options,
-        base_urls=_base_urls(args.base_url),
+        base_urls=parse_base_urls(args.base_url),
         max_per_provider=4 if args.max_per_provider is None else args.max_per_provider,
     )
 

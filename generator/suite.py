@@ -52,7 +52,7 @@ from oracle_bench.errors import (
 )
 from oracle_bench.jsonio import atomic_write_text, canonical_json
 from oracle_bench.rng import rng_for, seed_for
-from providers import RetryHook, Usage
+from providers import RetryHook, Usage, base_url_for
 from providers.pricing import PricingTable, load_pricing
 from providers.retry import RetryPolicy
 from sandbox import SandboxLimits
@@ -116,8 +116,7 @@ class LlmModels:
 
     def base_url(self, spec: str) -> str | None:
         """The server for a model spec: its provider's ``--base-url``, else the general one."""
-        provider = spec.partition("/")[0]
-        return self.base_urls.get(provider) or self.base_urls.get("") or None
+        return base_url_for(self.base_urls, spec)
 
     def identity(self) -> dict[str, Any]:
         """What makes boxes differ: models, design and options (not where they are served)."""

@@ -167,7 +167,9 @@ class BaseProvider:
             if hit is not None:
                 log.debug("%s: served from the call cache (%s)", self.name, key[:12])
                 self._cache_hit(hit, messages)
-                return hit.model_copy(update={"cached": True, "cost_usd": 0.0})
+                # Nothing is paid for a cached call; a model without a price stays unpriced.
+                cost = None if hit.cost_usd is None else 0.0
+                return hit.model_copy(update={"cached": True, "cost_usd": cost})
 
         def attempt() -> tuple[Reply, Mapping[str, Any]]:
             result = self._attempt(messages, tools, tool_choice, json_schema)

@@ -31,8 +31,10 @@ from providers.types import Provider, RetryHook
 __all__ = [
     "ProviderBackend",
     "ProviderSettings",
+    "base_url_for",
     "check_provider",
     "create_provider",
+    "parse_base_urls",
     "parse_model_options",
     "parse_model_spec",
     "provider_names",
@@ -158,6 +160,35 @@ def parse_model_options(items: Sequence[str]) -> dict[str, Any]:
                 f"bad model option {item!r}: invalid JSON value ({err.msg})"
             ) from None
     return options
+
+
+_PROVIDER_PREFIX = re.compile(r"^([A-Za-z][A-Za-z0-9_-]*)=(.+)$")
+
+
+def parse_base_urls(items: Sequence[str]) -> dict[str, str]:
+    """``--base-url`` values, ``URL`` (every provider) or ``PROVIDER=URL``, as
+    ``{provider or "": url}``; a later value for the same key wins. A value that is not an
+    http(s) URL, or names an unknown provider, is a one-line ``ProviderConfigError``."""
+    urls: dict[str, str] = {}
+    for item in items:
+        match = _PROVIDER_PREFIX.match(item)
+        provider, url = (match.group(1).lower(), match.group(2)) if match else ("", item)
+        if not url.startswith(("http://", "https://")):
+            raise ProviderConfigError(f"--base-url expects [PROVIDER=]http(s)://..., not {item!r}")
+        if provider and provider not in provider_names():
+            raise ProviderConfigError(
+                f"--base-url {provider}=...: unknown provider {provider!r}; "
+                f"available: {', '.join(provider_names())}"
+            )
+        urls[provider] = url
+    return urls
+
+
+def base_url_for(urls: Mapping[str, str], spec: str) -> str | None:
+    """The server of a model spec: its provider's entry in ``urls``, else the general one
+    (key ``""``), else None (the provider's environment variable or vendor API)."""
+    provider = spec.partition("/")[0].strip().lower()
+    return urls.get(provider) or urls.get("") or None
 
 
 def _semaphore(name: str, bound: int) -> threading.BoundedSemaphore:

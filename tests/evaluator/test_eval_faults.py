@@ -220,3 +220,36 @@ def test_max_tokens_stops_cleanly_and_a_larger_cap_finishes(
     assert _drop(_drop(summaries[0], "cost_usd"), "cached_calls") == _drop(
         _drop(summaries[1], "cost_usd"), "cached_calls"
     )
+
+
+def test_both_wire_formats_from_the_cli_with_per_provider_urls(
+    suite_dir: Path,
+    tmp_path: Path,
+    server: LoopbackServer,
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    argv = ["2@1", "--suite", str(suite_dir), "--agent", MODEL, "--agent", "anthropic/test-model"]
+    argv += ["--base-url", f"openai={server.openai_base_url}"]
+    argv += ["--base-url", f"anthropic={server.anthropic_base_url}"]
+    argv += ["--concurrency", "4", "--out", str(tmp_path / "run")]
+    assert main(argv) == 0
+    trajectories = [load_trajectory(p) for p in (tmp_path / "run" / "trajectories").iterdir()]
+    assert sorted(Counter(t.agent for t in trajectories).items()) == [
+        ("anthropic/test-model", 3),
+        (MODEL, 3),
+    ]
+    assert all(t.status == "completed" and t.usage is not None for t in trajectories)
+    assert all(t.usage is not None and t.usage.calls == CALLS for t in trajectories)
+    # the scripted answers are the same for both formats, so are the accuracies
+    by_box = Counter((t.box_id, t.accuracy) for t in trajectories)
+    assert set(by_box.values()) == {2}
+    formats = Counter(r.format for r in server.requests)
+    assert formats == {"openai": 3 * CALLS, "anthropic": 3 * CALLS}
+    out = capsys.readouterr().out
+    assert "LLM usage ·" in out  # the usage table (agent names may fold in 80 columns)
+
+    # a provider-qualified URL for a provider that does not exist: one line, exit 2
+    bad = [*argv[:7], "--base-url", "nope=http://127.0.0.1:1", "--out", str(tmp_path / "x")]
+    assert main(bad) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and "unknown provider 'nope'" in err[0]

@@ -33,9 +33,11 @@ from providers import (
     ToolCall,
     ToolSpec,
     Usage,
+    base_url_for,
     call_scope,
     check_provider,
     create_provider,
+    parse_base_urls,
     parse_model_options,
     parse_model_spec,
     provider_names,
@@ -987,3 +989,17 @@ def test_the_api_key_and_sdk_headers_are_sent(
             request.headers.get("x-api-key", "") + request.headers.get("authorization", "")
         )
     assert request.headers["user-agent"].lower().startswith(fmt)
+
+
+def test_parse_base_urls_and_base_url_for() -> None:
+    urls = parse_base_urls(
+        ["http://any:1/v1", "OpenAI=http://o:2/v1", "anthropic=https://a:3", "http://any:4/v1"]
+    )
+    assert urls == {"": "http://any:4/v1", "openai": "http://o:2/v1", "anthropic": "https://a:3"}
+    assert base_url_for(urls, "openai/gpt") == "http://o:2/v1"
+    assert base_url_for(urls, "anthropic/claude") == "https://a:3"
+    assert base_url_for(urls, "scripted/x.jsonl") == "http://any:4/v1"
+    assert base_url_for({}, "openai/gpt") is None
+    for bad, needle in (("localhost:8000", "expects"), ("nope=http://x", "unknown provider")):
+        with pytest.raises(ProviderConfigError, match=needle):
+            parse_base_urls([bad])
