@@ -12,7 +12,7 @@ from rich.console import Console
 
 from evaluator._report_cli import report_main
 from evaluator.cli import main
-from evaluator.dfa_summary import DfaSummary, dfa_summary_table, summarise_dfa
+from evaluator.dfa_summary import DfaSummary, dfa_summary_table, dfa_usage_table, summarise_dfa
 from evaluator.dfa_trajectory import load_dfa_trajectory
 from evaluator.report import RunDirError, load_run, report_run
 from evaluator.runner import evaluate_suite
@@ -349,5 +349,7 @@ def test_dfa_usage_columns_and_table(dfa_run: Path) -> None:
     assert summary.usage.calls == 3 and summary.usage.tokens == 260
     console = Console(record=True, width=200)
     console.print(dfa_summary_table(summary))
+    assert "tokens/ep" not in console.export_text()  # usage has a table of its own
+    console.print(dfa_usage_table(summary))
     text = console.export_text()
-    assert "tokens/ep" in text and "130  0.0020" in text
+    assert "LLM usage · DFA" in text and "tokens/ep" in text and "130  0.0020" in text
