@@ -58,7 +58,7 @@ from evaluator.runner import (
     parse_shard,
 )
 from evaluator.spec import FEEDBACK_MODES, FeedbackMode, TurnShot, parse_feedback, parse_spec
-from evaluator.usage import RunBudget
+from evaluator.usage import RunBudget, check_priced
 from oracle_bench.cli import ArgumentParser, configure_logging, suites_root
 from oracle_bench.errors import BoxError, OracleBenchError, UnknownNameError, UsageError
 from providers import parse_base_urls, parse_model_options
@@ -389,6 +389,8 @@ def _llm_settings(args: argparse.Namespace, llm_agents: list[str]) -> LlmAgentSe
     )
     for name in llm_agents:
         check_llm_agent(name, settings)
+    if args.max_cost is not None:
+        check_priced(llm_agents)
     return settings
 
 

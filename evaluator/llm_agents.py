@@ -476,9 +476,13 @@ class LlmAgent(_LlmBase):
         lines: list[str] = []
         result = self._result_text()
         if self._open is not None:
-            content = result if result is not None else DEFERRED_PLACEHOLDER
-            if self._open.bad_arguments is not None:
-                content = f"{self._open.bad_arguments}\n{content}"
+            bad = self._open.bad_arguments
+            if bad is not None and result is None:
+                content = bad  # re-asked: nothing reached the box
+            else:
+                content = result if result is not None else DEFERRED_PLACEHOLDER
+                if bad is not None:
+                    content = f"{bad}\n{content}"
             chat.add(ChatMessage(role="tool", content=content, tool_call_id=self._open.call.id))
         elif result is not None:
             lines.append(result)
@@ -563,8 +567,11 @@ class LlmAgent(_LlmBase):
         if primary is None:
             return None
         key = "input" if kind == "query" else "output"
-        value = string_argument(primary.arguments, key)
-        if value is not None:
+        found = string_argument(primary.arguments, key)
+        if found is not None:
+            value, used = found
+            if used != key:
+                self._notes.append(f"{where}: took the argument {used!r} as {key!r}")
             self._open = _Open(primary)
             return value
         raw = compact_json(primary.arguments)
@@ -573,15 +580,16 @@ class LlmAgent(_LlmBase):
             primary,
             f'Invalid call: the tool {kind} takes {{"{key}": "<text>"}}, got {clip(raw, 200)}.',
         )
-        if kind == "answer":
-            return raw  # judged as it is: almost surely wrong, never a crash
-        return rejected_text(self.ctx.family.parse_query, [raw])
+        return None  # asked again, like a reply without a call
 
     def _fallback(self, reply: Reply, kind: Literal["query", "answer"]) -> str:
-        """The raw reply after the last re-ask: judged as an answer; as a query, a text
-        the family rejects, so the protocol records the invalid turn it is."""
+        """The raw reply after the last re-ask: judged as an answer (its text, else its
+        call's arguments); as a query, a text the family rejects, so the protocol records
+        the invalid turn it is."""
         if kind == "answer":
-            return reply.text
+            if reply.text.strip() or not reply.tool_calls:
+                return reply.text
+            return compact_json(reply.tool_calls[0].arguments)
         return rejected_text(self.ctx.family.parse_query, [reply.text])
 
 
@@ -612,7 +620,9 @@ class LlmDfaAgent(_LlmBase):
             if not reply.tool_calls:
                 shown = env.call(reply.text)
                 continue
-            first, *extra = reply.tool_calls
+            names = {t.name for t in dfa_tools()}
+            first = next((c for c in reply.tool_calls if c.name in names), reply.tool_calls[0])
+            extra = [c for c in reply.tool_calls if c is not first]
             if extra:
                 self._notes.append(f"call {index}: {len(extra)} extra tool call(s) ignored")
             result = env.call(json.dumps(_dfa_payload(first), ensure_ascii=False))

@@ -106,7 +106,7 @@ from evaluator.trajectory import (
     load_trajectory,
     save_trajectory,
 )
-from evaluator.usage import BudgetExhausted, LlmCallRecord, RunBudget, UsageTotals
+from evaluator.usage import BudgetExhausted, LlmCallRecord, RunBudget, UsageTotals, check_priced
 from oracle_bench import __version__
 from oracle_bench.errors import OracleBenchError, UsageError
 from oracle_bench.jsonio import atomic_write_text, canonical_json, sha256_hex
@@ -634,6 +634,8 @@ def evaluate_suite(
         settings = llm if llm is not None else LlmAgentSettings()
         for name in llm_names:
             check_llm_agent(name, settings)  # preflight: ProviderConfigError (a UsageError)
+        if max_cost is not None:
+            check_priced(llm_names)
     agents = [a if a in llm_names else check_name(a) for a in agents]
     boxes = [load_box(suite_dir, entry) for entry in suite.boxes]
     run = _Run(

@@ -30,6 +30,7 @@ __all__ = [
     "RunBudget",
     "UsageTotals",
     "agent_llm_calls",
+    "check_priced",
     "totals_of",
 ]
 
@@ -59,11 +60,13 @@ class LlmCallRecord(_Model):
     cache_write_tokens: int = 0
     reasoning_tokens: int = 0
     cost_usd: float | None = None
-    """From the pricing table; None for a model without a price; 0 for a cached call."""
+    """From the pricing table (what the call cost when it was paid); None for a model
+    without a price."""
     retries: int = 0
     """Waits of the retry layer before this call succeeded (429, 5xx, timeouts...)."""
     cached: bool = False
-    """Served from the run's call cache (a resumed episode): nothing was paid."""
+    """Served from the run's call cache (a resumed episode): paid once, by the run that
+    was cut off, not again."""
 
     @property
     def tokens(self) -> int:
@@ -136,6 +139,20 @@ class ReportsUsage(Protocol):
     def llm_calls(self) -> list[LlmCallRecord]:
         """Every call so far, in order."""
         ...
+
+
+def check_priced(models: Iterable[str]) -> None:
+    """A one-line :class:`UsageError` unless every ``provider/model`` has a price:
+    ``--max-cost`` cannot be enforced on calls that cost nothing as far as it knows."""
+    from providers import load_pricing
+
+    pricing = load_pricing()
+    unpriced = [name for name in models if pricing.lookup(name) is None]
+    if unpriced:
+        raise UsageError(
+            f"--max-cost cannot be enforced: no price for {', '.join(unpriced)} "
+            "(add one to a pricing file named by $ORACLE_BENCH_PRICING, or cap with --max-tokens)"
+        )
 
 
 def agent_llm_calls(agent: object) -> list[LlmCallRecord]:
@@ -212,9 +229,8 @@ class RunBudget:
                 raise BudgetExhausted(self._reason)
 
     def charge(self, record: LlmCallRecord) -> None:
-        """After a call: add what it cost (a cached call costs nothing)."""
-        if record.cached:
-            return
+        """After a call: add what it cost. A cached call (replayed in a resumed episode) is
+        charged too: it was paid by the cut-off run, and no finished episode counted it."""
         with self._lock:
             self._cost += record.cost_usd or 0.0
             self._tokens += record.tokens

@@ -167,9 +167,9 @@ class BaseProvider:
             if hit is not None:
                 log.debug("%s: served from the call cache (%s)", self.name, key[:12])
                 self._cache_hit(hit, messages)
-                # Nothing is paid for a cached call; a model without a price stays unpriced.
-                cost = None if hit.cost_usd is None else 0.0
-                return hit.model_copy(update={"cached": True, "cost_usd": cost})
+                # ``cost_usd`` stays what the call cost when it was paid (by the run that
+                # was cut off); ``cached`` says it was not paid again now.
+                return hit.model_copy(update={"cached": True})
 
         def attempt() -> tuple[Reply, Mapping[str, Any]]:
             result = self._attempt(messages, tools, tool_choice, json_schema)
@@ -403,18 +403,26 @@ def _one_line(text: str, limit: int = 300) -> str:
     return flat if len(flat) <= limit else flat[: limit - 3] + "..."
 
 
-def parse_arguments(raw: str | None) -> dict[str, Any]:
-    """Tool-call arguments from a JSON string; not an object -> ``{"_raw": raw}`` (logged)."""
+def parse_arguments(raw: Any) -> dict[str, Any]:
+    """Tool-call arguments: a JSON object string, an object some servers send as is, or an
+    object encoded twice (a string holding JSON text, a quirk of some open models); anything
+    else -> ``{"_raw": raw}`` (logged)."""
+    if isinstance(raw, dict):
+        return raw
     if not raw:
         return {}
-    try:
-        value = json.loads(raw)
-    except ValueError:
-        value = None
+    value: Any = raw
+    for _ in range(2):
+        if not isinstance(value, str):
+            break
+        try:
+            value = json.loads(value)
+        except (TypeError, ValueError):
+            break
     if isinstance(value, dict):
         return value
     log.warning("tool call arguments are not a JSON object: %.120r", raw)
-    return {"_raw": raw}
+    return {"_raw": raw if isinstance(raw, str) else json.dumps(raw, default=repr)}
 
 
 SCOPE_HEADER = "x-oracle-bench-scope"

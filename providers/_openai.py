@@ -10,6 +10,7 @@ accept it); anything else goes into the request body as an extra key.
 from __future__ import annotations
 
 import inspect
+import itertools
 import json
 import logging
 import re
@@ -34,6 +35,8 @@ from providers.retry import TransientError
 from providers.types import ChatMessage, Provider, ToolCall, ToolSpec, Usage
 
 log = logging.getLogger(__name__)
+
+_fallback_ids = itertools.count(1)
 
 KEY_ENV = "OPENAI_API_KEY"
 URL_ENV = "OPENAI_BASE_URL"
@@ -220,13 +223,15 @@ class OpenAIProvider(BaseProvider):
         if message is None:
             raise TransientError("response", "malformed body (choices[0].message is null)")
         calls = []
+        n = next(_fallback_ids)
         for i, call in enumerate(message.tool_calls or []):
             function = getattr(call, "function", None)
             if function is None:
                 continue
             calls.append(
                 ToolCall(
-                    id=call.id or f"call_{i}",
+                    # Unique ids even when a server sends none: results are matched by id.
+                    id=call.id or f"call_{n}_{i}",
                     name=function.name,
                     arguments=parse_arguments(function.arguments),
                 )

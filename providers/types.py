@@ -108,7 +108,8 @@ class Reply(_Model):
     retries: int = 0
     """How many times the retry layer waited before this call succeeded."""
     cached: bool = False
-    """Served from the call cache of a resumed run: nothing was paid for it."""
+    """Served from the call cache of a resumed run: not paid again (``cost_usd`` is what
+    it cost when it was paid)."""
 
 
 @dataclass(frozen=True)

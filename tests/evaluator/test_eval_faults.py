@@ -163,7 +163,12 @@ def test_max_tokens_stops_cleanly_and_a_larger_cap_finishes(
     tmp_path: Path,
     server: LoopbackServer,
     capsys: pytest.CaptureFixture[str],
+    monkeypatch: pytest.MonkeyPatch,
 ) -> None:
+    prices = {"version": 1, "unit": "USD per million tokens", "note": "test", "models": {}}
+    prices["models"] = {MODEL: {"input": 1.0, "output": 4.0, "cache_read": 0.5, "cache_write": 1}}
+    (tmp_path / "prices.json").write_text(json.dumps(prices))
+    monkeypatch.setenv("ORACLE_BENCH_PRICING", str(tmp_path / "prices.json"))
     url = server.openai_base_url
     base = ["2@1", "--suite", str(suite_dir), "--agent", MODEL, "--base-url", url]
     base += ["--repeats", "2", "--concurrency", "1"]
@@ -215,11 +220,14 @@ def test_max_tokens_stops_cleanly_and_a_larger_cap_finishes(
     assert final["stopped"] is None and final["usage"]["tokens"] == sum(
         t.usage.tokens for t in whole.values() if t.usage
     )
-    # the same summary; only the replayed calls' bookkeeping differs (cached, $0 for them)
-    summaries = [json.loads((d / "summary.json").read_text()) for d in (out, tmp_path / "whole")]
-    assert _drop(_drop(summaries[0], "cost_usd"), "cached_calls") == _drop(
-        _drop(summaries[1], "cost_usd"), "cached_calls"
+    # dollars too: a replayed call keeps the price it was paid at, once
+    assert final["usage"]["cost_usd"] == pytest.approx(
+        sum(t.usage.cost_usd or 0 for t in whole.values() if t.usage)
     )
+    assert final["usage"]["cost_usd"] > 0
+    # the same summary; only the replayed calls' bookkeeping differs (cached_calls)
+    summaries = [json.loads((d / "summary.json").read_text()) for d in (out, tmp_path / "whole")]
+    assert _drop(summaries[0], "cached_calls") == _drop(summaries[1], "cached_calls")
 
 
 def test_both_wire_formats_from_the_cli_with_per_provider_urls(
@@ -253,3 +261,14 @@ def test_both_wire_formats_from_the_cli_with_per_provider_urls(
     assert main(bad) == 2
     err = capsys.readouterr().err.strip().splitlines()
     assert len(err) == 1 and "unknown provider 'nope'" in err[0]
+
+
+def test_max_cost_for_a_model_without_a_price_is_refused(
+    suite_dir: Path, tmp_path: Path, server: LoopbackServer, capsys: pytest.CaptureFixture[str]
+) -> None:
+    argv = ["2@1", "--suite", str(suite_dir), "--agent", MODEL, "--max-cost", "0.01"]
+    argv += ["--base-url", server.openai_base_url, "--out", str(tmp_path / "run")]
+    assert main(argv) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and f"no price for {MODEL}" in err[0] and "--max-tokens" in err[0]
+    assert server.requests == [] and not (tmp_path / "run").exists()

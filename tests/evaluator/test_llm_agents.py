@@ -496,26 +496,41 @@ def test_answer_after_the_reasks_is_judged_raw(
     ]
 
 
-def test_bad_tool_arguments_are_an_invalid_turn_not_a_crash(
+def test_bad_tool_arguments_are_asked_again_then_an_invalid_turn(
     server: LoopbackServer, eri_box: Box, eri: Family
 ) -> None:
-    good = queries(eri, 1, seed=5)
+    good = queries(eri, 2, seed=5)
     server.add(
-        tool_reply("query", inpt="HELLO"),  # wrong key
-        tool_reply("query", input=["A", "B"]),  # not a string
-        tool_reply("query", input=good[0]),
-        *[tool_reply("answer", output=7)] * eri.test_items,  # not a string: judged raw
+        tool_reply("query", inpt=good[0]),  # one string argument under another key: taken
+        tool_reply("query", input=["A", "B"]),  # not a string: asked again
+        tool_reply("query", input=good[1]),
+        tool_reply("query", a="x", b="y"),  # two keys: asked again...
+        tool_reply("query", input=5),  # ... and again ...
+        tool_reply("query", input=None),  # ... then the turn is invalid
+        tool_reply("answer", output=7),  # asked again
+        tool_reply("answer", output="ABC"),
+        *[tool_reply("answer", answer="XYZ")] * (eri.test_items - 1),
     )
-    traj, _ = play_eri(
+    traj, agent = play_eri(
         eri_box, eri, "openai/m", TurnShot(3, 1), settings(base_url=server.openai_base_url)
     )
     assert traj.status == "completed", traj.error
-    assert [t.valid for t in traj.turns] == [False, False, True]
-    assert [item.attempts[0].text for item in traj.items] == ['{"output": 7}'] * eri.test_items
-    second = request_messages(server)[2]
-    tool_results = [m["content"] for m in second if m["role"] == "tool"]
-    assert tool_results[0].startswith(
-        'Invalid call: the tool query takes {"input": "<text>"}, got {"inpt": "HELLO"}.\n'
+    assert [(t.text, t.valid, t.counted) for t in traj.turns[:2]] == [
+        (good[0], True, True),
+        (good[1], True, True),
+    ]
+    assert (traj.turns[2].valid, traj.turns[2].counted) == (False, True)
+    assert [item.attempts[0].text for item in traj.items] == ["ABC"] + ["XYZ"] * (
+        eri.test_items - 1
+    )
+    phases = [c.phase for c in traj.llm_calls]
+    assert phases[:7] == ["explore", "explore", "reask", "explore", "reask", "reask", "answer"]
+    assert phases[7] == "reask" and server.remaining == 0
+    assert "turn 1: took the argument 'inpt' as 'input'" in agent.notes()
+    # the re-ask answers the unusable call with what was wrong, and nothing else
+    third = request_messages(server)[2]
+    assert [m["content"] for m in third if m["role"] == "tool"][-1] == (
+        'Invalid call: the tool query takes {"input": "<text>"}, got {"input": ["A", "B"]}.'
     )
 
 
@@ -672,12 +687,16 @@ def test_rate_limit_then_success_records_the_retry(
     [
         ("QUERY: hello world", "hello world"),
         ("reasoning first\nquery:  ABC  ", "ABC"),
-        ("QUERY: one\nmore thoughts\nQuery: two", "two"),
+        ("QUERY: one\nmore thoughts\nQuery: two", "one"),  # upper case first
+        ("query: one\nmore thoughts\nQuery: two", "two"),  # else any case, the last
+        ("ANSWER: $\\boxed{KHOOR}$", None),
+        ("QUERY: $\\boxed{KHOOR}$", "KHOOR"),
+        ("QUERY: $abc$", "abc"),
         ("```\nQUERY: fenced\n```", "fenced"),
         ("**QUERY:** bold", "bold"),
         ("> QUERY: `code`", "code"),
         ("QUERY:\n```\nbelow\n```", "below"),
-        ("QUERY:", ""),
+        ("QUERY:", None),  # an empty marker is no marker: asked again
         ("no marker here", None),
         ("ANSWER: not a query", None),
         ("a QUERY: in the middle of a line", None),
@@ -737,3 +756,20 @@ def test_dfa_reply_without_a_tool_call_goes_to_the_environment_as_text(
     assert traj.success and traj.cost == 2
     assert agent.notes() == ["call 4: 1 extra tool call(s) ignored"]
     assert DFA.from_table(traj.target).n == target.n
+
+
+def test_dfa_reply_forwards_its_first_call_of_a_dfa_tool(tmp_path: Path, dfa_box: Box) -> None:
+    calls = [
+        {"name": "think", "arguments": {"about": "words"}},
+        {"name": "membership_query", "arguments": {"word": ""}},
+    ]
+    name = write_script(tmp_path / "s.jsonl", [{"tool_calls": calls}])
+    agent = LlmDfaAgent(name, dfa_context(dfa_box), settings())
+    try:
+        traj = play_dfa(dfa_box, name, agent)
+    finally:
+        agent.close()
+    # the membership query reached the box; then the one-line script ran out
+    assert (traj.calls[0].tool, traj.calls[0].valid, traj.calls[0].word) == ("mq", True, "")
+    assert traj.status == "failed" and "script exhausted" in (traj.error or "")
+    assert "call 1: 1 extra tool call(s) ignored" in traj.agent_notes

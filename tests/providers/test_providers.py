@@ -631,7 +631,7 @@ def test_cache_serves_repeated_calls_without_the_server(
         assert len(server.requests) == 1
         assert (fresh.cached, again.cached) == (False, True)
         assert fresh.cost_usd == pytest.approx(20e-6)
-        assert again.cost_usd == 0.0
+        assert again.cost_usd == fresh.cost_usd  # what it cost when it was paid, once
         assert (again.text, again.usage, again.params) == (fresh.text, fresh.usage, fresh.params)
         other = provider.complete([*MESSAGES, ChatMessage(role="user", content="more")])
         assert (other.text, other.cached, len(server.requests)) == ("second", False, 2)
@@ -644,7 +644,8 @@ def test_cache_survives_a_restart_on_another_port(tmp_path: Path) -> None:
         assert make("openai", first_server, cache=cache).complete(MESSAGES).text == "paid once"
     with LoopbackServer() as second_server, CallCache(path) as cache:
         reply = make("openai", second_server, cache=cache).complete(MESSAGES)
-        assert (reply.text, reply.cached, reply.cost_usd) == ("paid once", True, 0.0)
+        # the price it had when it was paid (once, by the first run): not paid again
+        assert (reply.text, reply.cached, reply.cost_usd) == ("paid once", True, 7e-06)
         assert second_server.requests == []
         other_options = make("openai", second_server, cache=cache, options={"seed": 1})
         with pytest.raises(ProviderUnavailableError):  # other options: a miss, script empty
@@ -1003,3 +1004,31 @@ def test_parse_base_urls_and_base_url_for() -> None:
     for bad, needle in (("localhost:8000", "expects"), ("nope=http://x", "unknown provider")):
         with pytest.raises(ProviderConfigError, match=needle):
             parse_base_urls([bad])
+
+
+def test_tool_arguments_of_every_shape_servers_send() -> None:
+    from providers._base import parse_arguments
+
+    assert parse_arguments('{"input": "a"}') == {"input": "a"}
+    assert parse_arguments({"input": "a"}) == {"input": "a"}  # an object, not a string
+    assert parse_arguments(json.dumps('{"input": "a"}')) == {"input": "a"}  # encoded twice
+    assert parse_arguments("") == {} and parse_arguments(None) == {}
+    assert parse_arguments("[1, 2]") == {"_raw": "[1, 2]"}
+    assert parse_arguments("{not json") == {"_raw": "{not json"}
+    assert parse_arguments([1, 2]) == {"_raw": "[1, 2]"}
+
+
+def test_openai_tool_calls_without_ids_get_unique_ones(server: LoopbackServer) -> None:
+    from types import SimpleNamespace
+
+    provider: Any = make("openai", server)
+
+    def completion() -> Any:
+        function = SimpleNamespace(name="query", arguments='{"input": "a"}')
+        calls = [SimpleNamespace(id=None, function=function)] * 2
+        message = SimpleNamespace(content=None, tool_calls=calls)
+        choice = SimpleNamespace(message=message, finish_reason="tool_calls")
+        return SimpleNamespace(choices=[choice], usage=None)
+
+    ids = [c.id for _ in range(2) for c in provider._parse(completion(), {}).tool_calls]
+    assert len(set(ids)) == 4 and all(ids)
