@@ -102,6 +102,12 @@ def _report(args: argparse.Namespace, out: Console, err: Console) -> int:
         if records.manifests
         else "the trajectories (no run manifest)"
     )
+    if records.missing:
+        out.print(
+            f"[yellow]warning:[/] {records.missing} of {records.expected} episodes of the job "
+            "list have no trajectory here (a shard not run or not copied, a stopped run, a "
+            "deleted file); the results cover the rest"
+        )
     ignored = f"; {len(records.ignored)} outside the job list left out" if records.ignored else ""
     out.print(
         f"{len(records.trajectories)} trajectories (settings from {source}{ignored}). "

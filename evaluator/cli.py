@@ -56,6 +56,7 @@ from evaluator.runner import (
     evaluate_suite,
     is_dfa_suite,
     parse_shard,
+    shard_suffix,
 )
 from evaluator.spec import FEEDBACK_MODES, FeedbackMode, TurnShot, parse_feedback, parse_spec
 from evaluator.usage import RunBudget, check_priced
@@ -510,6 +511,13 @@ def _run(args: argparse.Namespace, out: Console, err: Console) -> int:
     out_dir = args.out or Path("runs") / suite.name / slug
     if shard is not None:
         label += f" shard {shard[0]}/{shard[1]}"
+    # Checked before the progress bar starts, so that the error is the only line.
+    names = list(args.agents or ())
+    twice = sorted({a for a in names if names.count(a) > 1})
+    if twice:
+        raise UsageError(f"agent listed twice: {', '.join(twice)}")
+    if out_dir.exists() and not out_dir.is_dir():
+        raise UsageError(f"--out {out_dir} is a file, not a directory")
 
     backoff = _Backoff()
     with Progress(
@@ -566,8 +574,9 @@ def _run(args: argparse.Namespace, out: Console, err: Console) -> int:
     m = result.manifest
     out.print(
         f"{m.episodes} episode(s): {m.executed} run, {m.skipped} already done, "
-        f"{m.failed} failed. Results in [bold]{out_dir}[/] (summary.json, summary.csv, "
-        "index.json, trajectories/)"
+        f"{m.failed} failed. Results in [bold]{out_dir}[/] ("
+        + ", ".join(f"{stem}{shard_suffix(shard)}.{ext}" for stem, ext in _OUTPUTS)
+        + ", trajectories/)"
     )
     if m.usage.calls:
         cost = "-" if m.usage.cost_usd is None else f"${m.usage.cost_usd:.4f}"
@@ -582,6 +591,9 @@ def _run(args: argparse.Namespace, out: Console, err: Console) -> int:
         )
         return EXIT_STOPPED
     return 0
+
+
+_OUTPUTS = (("summary", "json"), ("summary", "csv"), ("index", "json"), ("run", "json"))
 
 
 def main(argv: Sequence[str] | None = None) -> int:

@@ -115,6 +115,10 @@ class DfaTrajectory(_Model):
     """Every provider call of an LLM agent, re-asks included ([] for other agents)."""
     usage: UsageTotals | None = None
     """The sums of ``llm_calls``; None for agents that call no model."""
+    settings: dict[str, Any] = Field(default_factory=dict)
+    """Run settings that shaped the episode beyond this header, by flag (e.g.
+    ``--invalid-turns``; for LLM agents ``--protocol``, ``--history``, ``--model-option``):
+    a resumed run reuses the episode only with the same settings."""
     status: EpisodeStatus
     error: str | None = None
 

@@ -422,12 +422,26 @@ def _find_entry(suite_dir: Path, suite: SuiteInfo, box_id: str) -> Box:
     )
 
 
+def _reservation(path: Path) -> Path:
+    return path.with_name(f".{path.name}.playing")
+
+
 def _next_repetition(out_dir: Path, box_id: str, agent: str) -> tuple[Path, int]:
-    """The path and number of the first repetition not taken yet (a person may replay)."""
+    """The path and number of the first repetition not taken yet (a person may replay),
+    reserved with an exclusive marker file so two sessions never write the same file.
+    The folder is created here, before anything is played: a bad ``--out`` fails now."""
+    (out_dir / "trajectories").mkdir(parents=True, exist_ok=True)
     k = 0
-    while trajectory_path(out_dir, EpisodeJob(box_id, agent, k)).exists():
+    while True:
+        path = trajectory_path(out_dir, EpisodeJob(box_id, agent, k))
+        if not path.exists():
+            try:
+                os.close(os.open(_reservation(path), os.O_CREAT | os.O_EXCL | os.O_WRONLY))
+            except FileExistsError:
+                pass  # another session plays this repetition now
+            else:
+                return path, k
         k += 1
-    return trajectory_path(out_dir, EpisodeJob(box_id, agent, k)), k
 
 
 def play_box(
@@ -488,44 +502,47 @@ def play_box(
         out_dir = Path("runs") / suite.name / f"play-{slug}-{name}"
     path, repetition = _next_repetition(Path(out_dir), box.info.id, agent_name)
 
-    from sandbox import SandboxLimits, SandboxWorker
+    try:
+        from sandbox import SandboxLimits, SandboxWorker
 
-    traj: Trajectory | DfaTrajectory
-    with SandboxWorker(box.code, entry=box.info.entry, limits=SandboxLimits()) as worker:
-        if dfa:
-            dfa_agent = HumanDfaAgent(io)
-            layers = sorted(str(getattr(layer, "value", layer)) for layer in worker.layers)
-            traj = run_dfa_episode(
-                box,
-                agent_name,
-                dfa_agent,
-                worker.call,
-                suite=suite.name,
-                budget_factor=factor,
-                seed=seed,
-                repetition=repetition,
-                sandbox_layers=layers,
-            )
-            quit = dfa_agent.quit and traj.status == "failed"
+        traj: Trajectory | DfaTrajectory
+        with SandboxWorker(box.code, entry=box.info.entry, limits=SandboxLimits()) as worker:
+            if dfa:
+                dfa_agent = HumanDfaAgent(io)
+                layers = sorted(str(getattr(layer, "value", layer)) for layer in worker.layers)
+                traj = run_dfa_episode(
+                    box,
+                    agent_name,
+                    dfa_agent,
+                    worker.call,
+                    suite=suite.name,
+                    budget_factor=factor,
+                    seed=seed,
+                    repetition=repetition,
+                    sandbox_layers=layers,
+                )
+                quit = dfa_agent.quit and traj.status == "failed"
+            else:
+                family: Family = get_family(box.info.family)
+                agent = HumanAgent(io, box.info.input_schema, box.info.output_schema)
+                ctx = EpisodeContext(
+                    suite=suite.name,
+                    agent_name=agent_name,
+                    spec=turn_shot,
+                    feedback=mode,
+                    seed=seed,
+                    repetition=repetition,
+                )
+                traj = run_episode(box, family, agent, worker, ctx)
+                quit = agent.quit and traj.status == "failed"
+        if quit:
+            traj = traj.model_copy(update={"error": QUIT_ERROR})
+        if isinstance(traj, DfaTrajectory):
+            save_dfa_trajectory(traj, path)
         else:
-            family: Family = get_family(box.info.family)
-            agent = HumanAgent(io, box.info.input_schema, box.info.output_schema)
-            ctx = EpisodeContext(
-                suite=suite.name,
-                agent_name=agent_name,
-                spec=turn_shot,
-                feedback=mode,
-                seed=seed,
-                repetition=repetition,
-            )
-            traj = run_episode(box, family, agent, worker, ctx)
-            quit = agent.quit and traj.status == "failed"
-    if quit:
-        traj = traj.model_copy(update={"error": QUIT_ERROR})
-    if isinstance(traj, DfaTrajectory):
-        save_dfa_trajectory(traj, path)
-    else:
-        save_trajectory(traj, path)
+            save_trajectory(traj, path)
+    finally:  # saved, quit, aborted or crashed: the repetition is no longer being played
+        _reservation(path).unlink(missing_ok=True)
     return PlayResult(path=path, trajectory=traj, quit=quit)
 
 

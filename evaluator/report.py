@@ -132,6 +132,22 @@ class RunRecords:
     ignored: tuple[Path, ...]
     """Trajectories outside the manifest's job list."""
 
+    @property
+    def expected(self) -> int | None:
+        """Episodes of the whole job list (every shard): boxes x agents x repeats, or None
+        without a manifest."""
+        s = self.settings
+        if s.agents is None or s.boxes is None:
+            return None
+        return len(s.boxes) * len(s.agents) * s.repeats
+
+    @property
+    def missing(self) -> int:
+        """Episodes of the job list with no trajectory here (a shard not run or not
+        copied, a run stopped by its budget, a deleted file): the summary leaves them out."""
+        expected = self.expected
+        return 0 if expected is None else max(expected - len(self.trajectories), 0)
+
 
 def _read_json(path: Path) -> Any:
     try:

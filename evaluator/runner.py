@@ -58,7 +58,7 @@ import tempfile
 import threading
 import time
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal, Protocol, TypeVar
 
@@ -726,6 +726,8 @@ class _Run:
     max_cost: float | None
     max_tokens: int | None
     budget: _Budget | None = None
+    all_settings: dict[str, Any] = field(default_factory=dict)
+    """The run's episode settings by flag (:func:`_episode_settings`), set by ``go``."""
 
     def emit(self, event: RunEvent) -> None:
         if self.progress is not None:
@@ -786,6 +788,12 @@ class _Run:
         data["suite_json_sha256"] = suite_sha
         return sha256_hex(canonical_json(data))
 
+    def job_settings(self, job: EpisodeJob) -> dict[str, Any]:
+        """The settings recorded in a job's trajectory: the turn@shot ones for every
+        agent, the LLM ones for LLM agents (see :func:`_episode_settings`)."""
+        llm = job.agent in self.llm_names
+        return {k: v for k, v in self.all_settings.items() if llm or k in _NON_LLM_SETTINGS}
+
     def refuse_other_settings(self, arguments: RunArguments) -> None:
         """A directory made with other untracked episode settings is not resumed."""
         mine = _episode_settings(arguments.model_dump(mode="json"))
@@ -820,8 +828,11 @@ class _Run:
         # Finished episodes first: they seed the budget and are reported as skipped.
         pending: list[EpisodeJob] = []
         seed_cost, seed_tokens = 0.0, 0
+        self.all_settings = _episode_settings(arguments.model_dump(mode="json"))
         for job in jobs:
             record = kind.reusable(trajectory_path(self.out_dir, job), boxes[job.box_id], job)
+            if record is not None and record.settings != self.job_settings(job):
+                record = None  # made with other settings (a manifest since overwritten)
             if record is None:
                 pending.append(job)
                 continue
@@ -1017,6 +1028,7 @@ class _Run:
                 # cannot start; the run goes on.
                 log.warning("box %s cannot start: %s", box.info.id, exc)
                 record = kind.cannot_start(box, job, f"{type(exc).__name__}: {exc}")
+                record = record.model_copy(update={"settings": self.job_settings(job)})
                 kind.save(record, path)
                 return _Outcome(job, record, "ran")
             try:
@@ -1026,6 +1038,7 @@ class _Run:
         if interrupted.is_set() and record.status == "failed":
             # Most likely failed because Ctrl-C closed its worker: rerun on resume.
             return _Outcome(job, None, "interrupted", "interrupted")
+        record = record.model_copy(update={"settings": self.job_settings(job)})
         kind.save(record, path)
         return _Outcome(job, record, "ran")
 
@@ -1034,8 +1047,12 @@ def _show(value: Any) -> str:
     return json.dumps(value, sort_keys=True) if not isinstance(value, str) else value
 
 
+_NON_LLM_SETTINGS = ("--invalid-turns", "--max-reasks")
+
+
 def _episode_settings(arguments: dict[str, Any]) -> dict[str, Any]:
-    """The settings that shape episodes but are not recorded in trajectories."""
+    """The settings that shape episodes beyond what a trajectory's header says, by flag:
+    recorded in each trajectory (``settings``) and in the manifest, and compared on resume."""
     found: dict[str, Any] = {}
     if arguments.get("invalid_turns") is not None:
         found["--invalid-turns"] = arguments["invalid_turns"]

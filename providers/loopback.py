@@ -459,7 +459,7 @@ class LoopbackServer:
                     raise UsageError(
                         f"scripted reply {i + 1}: a per-conversation script replays every line "
                         f"in every conversation, so a {reply.fault!r} line would fail every "
-                        "retry; inject faults with inject() (or --fault) instead"
+                        "retry; inject faults with LoopbackServer.inject() instead"
                     )
         with self._lock:
             self._state.replies.extend(parsed)

@@ -359,3 +359,16 @@ def test_cli_concurrent_run_and_help(
     for flag in ("--concurrency", "--shard", "--max-cost", "--base-url", "--invalid-turns"):
         assert flag in help_text
     assert "exits 3" in help_text
+
+
+def test_duplicate_agents_and_a_file_as_out_are_one_line(
+    suite_dir: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    base = ["1@1", "--suite", str(suite_dir)]
+    assert main([*base, "--agent", "random", "--agent", "random"]) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert err == ["oracle-eval: error: agent listed twice: random"]
+    (tmp_path / "f").write_text("x")
+    assert main([*base, "--agent", "random", "--out", str(tmp_path / "f")]) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and "is a file, not a directory" in err[0]

@@ -272,3 +272,24 @@ def test_max_cost_for_a_model_without_a_price_is_refused(
     err = capsys.readouterr().err.strip().splitlines()
     assert len(err) == 1 and f"no price for {MODEL}" in err[0] and "--max-tokens" in err[0]
     assert server.requests == [] and not (tmp_path / "run").exists()
+
+
+def test_episodes_made_with_other_model_options_are_never_reused(
+    suite_dir: Path, tmp_path: Path, server: LoopbackServer
+) -> None:
+    out = tmp_path / "run"
+
+    def run(agent: str, **options: Any) -> Any:
+        llm = _settings(server, options=options) if agent == MODEL else None
+        return evaluate_suite(suite_dir, [agent], TurnShot(2, 1), "instant", 0, out, llm=llm)
+
+    assert run(MODEL, temperature=0).executed == 3
+    first = load_trajectory(out / "trajectories" / "eri-easy-000__openai-test-model__r0.json")
+    assert first.settings["--model-option"] == {"temperature": 0}
+    assert first.settings["--invalid-turns"] == "count"
+    assert run("random").executed == 3  # rewrites run.json: no LLM settings in it any more
+    again = run(MODEL, temperature=1)  # the manifest cannot tell; the trajectories can
+    assert (again.executed, again.skipped) == (3, 0)
+    redone = load_trajectory(out / "trajectories" / "eri-easy-000__openai-test-model__r0.json")
+    assert redone.settings["--model-option"] == {"temperature": 1}
+    assert run(MODEL, temperature=1).skipped == 3

@@ -353,3 +353,18 @@ def test_dfa_usage_columns_and_table(dfa_run: Path) -> None:
     console.print(dfa_usage_table(summary))
     text = console.export_text()
     assert "LLM usage · DFA" in text and "tokens/ep" in text and "130  0.0020" in text
+
+
+def test_missing_episodes_are_reported(
+    turn_run: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    run = _copy(turn_run, tmp_path)
+    assert report_main([str(run)]) == 0
+    assert "warning" not in capsys.readouterr().out
+    victims = sorted((run / "trajectories").glob("*.json"))[:3]
+    for path in victims:
+        path.unlink()
+    assert report_main([str(run)]) == 0
+    said = " ".join(capsys.readouterr().out.split())
+    total = 4 * len(AGENTS) * 2
+    assert f"warning: 3 of {total} episodes of the job list have no trajectory here" in said

@@ -14,6 +14,7 @@ import pytest
 from blackboxes.automata.dfa import DFA
 from blackboxes.families import Family, Rule, get_family
 from blackboxes.store import Box, load_suite_boxes
+from evaluator import play
 from evaluator.dfa_trajectory import load_dfa_trajectory
 from evaluator.play import QUIT_ERROR, PlayIO, main
 from evaluator.trajectory import load_trajectory
@@ -353,3 +354,17 @@ def test_the_cli_in_a_subprocess_with_piped_stdin(eri_easy_suite: Path, tmp_path
     traj = load_trajectory(tmp_path / path)
     assert (traj.agent, traj.accuracy, traj.status) == ("human:pipe", 0.0, "completed")
     assert [t.text for t in traj.turns] == ["hello", "world"]
+
+
+def test_a_bad_out_fails_before_anything_is_played(tmp_path: Path) -> None:
+    blocker = tmp_path / "file"
+    blocker.write_text("x")
+    with pytest.raises(NotADirectoryError):
+        play._next_repetition(blocker / "out", "box", "human:a")
+
+
+def test_concurrent_sessions_reserve_different_repetitions(tmp_path: Path) -> None:
+    first = play._next_repetition(tmp_path, "box", "human:a")
+    second = play._next_repetition(tmp_path, "box", "human:a")
+    assert (first[1], second[1]) == (0, 1)
+    assert play._reservation(first[0]).exists() and not first[0].exists()
