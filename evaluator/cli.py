@@ -434,8 +434,26 @@ class _Backoff(ProgressColumn):
         return Text(live, style="yellow")
 
 
-def _usage_text(tokens: int, cost: float) -> str:
-    return f"{tokens:,} tok ${cost:.4f}" if tokens else ""
+def _usage_text(tokens: int, cost: float, priced: str) -> str:
+    """``1,234 tok $0.0123``; ``priced`` is ``all``, ``some`` (a lower bound: ``>=$``) or
+    ``none`` (``$-``: no LLM agent has a price)."""
+    if not tokens:
+        return ""
+    if priced == "none":
+        return f"{tokens:,} tok $-"
+    return f"{tokens:,} tok {'>=' if priced == 'some' else ''}${cost:.4f}"
+
+
+def _priced(agents: Sequence[str]) -> str:
+    """Whether the LLM agents among ``agents`` have prices: ``all``, ``some`` or ``none``."""
+    from providers import load_pricing
+
+    llm = [a for a in agents if is_llm_agent(a)]
+    if not llm:
+        return "all"
+    pricing = load_pricing()
+    found = sum(pricing.lookup(a) is not None for a in llm)
+    return "all" if found == len(llm) else "some" if found else "none"
 
 
 def _run(args: argparse.Namespace, out: Console, err: Console) -> int:
@@ -531,6 +549,7 @@ def _run(args: argparse.Namespace, out: Console, err: Console) -> int:
         transient=False,
     ) as bar:
         task = bar.add_task(f"{suite.name} {label}", total=None, usage="")
+        priced = _priced(agents)
 
         def on_progress(event: RunEvent) -> None:
             # Called from episode threads too; Progress.update takes its own lock.
@@ -538,7 +557,7 @@ def _run(args: argparse.Namespace, out: Console, err: Console) -> int:
                 backoff.set(event)
                 bar.refresh()
             elif isinstance(event, UsageProgress):
-                bar.update(task, usage=_usage_text(event.tokens, event.cost_usd))
+                bar.update(task, usage=_usage_text(event.tokens, event.cost_usd, priced))
             elif isinstance(event, ProgressEvent):
                 job = event.job
                 bar.update(
@@ -546,7 +565,7 @@ def _run(args: argparse.Namespace, out: Console, err: Console) -> int:
                     completed=event.done,
                     total=event.total,
                     description=f"{suite.name} {label} {job.box_id} {job.agent}",
-                    usage=_usage_text(event.tokens, event.cost_usd),
+                    usage=_usage_text(event.tokens, event.cost_usd, priced),
                 )
 
         result: RunResult = evaluate_suite(

@@ -372,3 +372,16 @@ def test_duplicate_agents_and_a_file_as_out_are_one_line(
     assert main([*base, "--agent", "random", "--out", str(tmp_path / "f")]) == 2
     err = capsys.readouterr().err.strip().splitlines()
     assert len(err) == 1 and "is a file, not a directory" in err[0]
+
+
+def test_progress_usage_text_says_when_dollars_are_unknown() -> None:
+    from evaluator import cli
+
+    assert cli._priced(["random", "adaptive"]) == "all"
+    assert cli._priced(["openai/gpt-5-mini"]) == "all"
+    assert cli._priced(["openai/gpt-5-mini", "openai/some-local-model"]) == "some"
+    assert cli._priced(["openai/some-local-model"]) == "none"
+    assert cli._usage_text(1234, 0.5, "all") == "1,234 tok $0.5000"
+    assert cli._usage_text(1234, 0.5, "some") == "1,234 tok >=$0.5000"
+    assert cli._usage_text(1234, 0.0, "none") == "1,234 tok $-"
+    assert cli._usage_text(0, 0.0, "all") == ""
