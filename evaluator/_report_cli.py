@@ -8,8 +8,6 @@ Prints the same tables as a run and where the files were written. Exit codes: 0 
 from __future__ import annotations
 
 import argparse
-import logging
-import sys
 from pathlib import Path
 
 from rich.console import Console
@@ -25,8 +23,7 @@ from evaluator.dfa_summary import (
 )
 from evaluator.report import load_run, summarise_run, write_run_summary
 from evaluator.summary import Summary, summary_tables, summary_warnings
-from oracle_bench.cli import ArgumentParser, configure_logging
-from oracle_bench.errors import OracleBenchError, UsageError
+from oracle_bench.cli import ArgumentParser, configure_logging, run_cli
 
 __all__ = ["print_summary", "report_main"]
 
@@ -135,24 +132,4 @@ def print_summary(out: Console, summary: Summary | DfaSummary) -> None:
 def report_main(argv: list[str]) -> int:
     """Entry point of ``oracle-eval report``; returns the exit code."""
     out, err = Console(), Console(stderr=True)
-    try:
-        args = _parser().parse_args(list(argv))
-        return _report(args, out, err)
-    except UsageError as exc:
-        print(f"{PROG}: error: {exc}", file=sys.stderr)
-        return 2
-    except OracleBenchError as exc:
-        print(f"{PROG}: error: {exc}", file=sys.stderr)
-        return 1
-    except KeyboardInterrupt:
-        print(f"{PROG}: interrupted", file=sys.stderr)
-        return 130
-    except SystemExit as exc:  # --help
-        return exc.code if isinstance(exc.code, int) else 0
-    except OSError as exc:
-        print(f"{PROG}: error: {exc}", file=sys.stderr)
-        return 1
-    except Exception as exc:  # a bug: still one line, never a traceback
-        logging.getLogger(__name__).debug("internal error", exc_info=True)
-        print(f"{PROG}: internal error: {type(exc).__name__}: {exc}", file=sys.stderr)
-        return 1
+    return run_cli(PROG, lambda: _report(_parser().parse_args(list(argv)), out, err))

@@ -10,7 +10,6 @@ The only module of the evaluator that prints or configures logging.
 from __future__ import annotations
 
 import argparse
-import logging
 import math
 import sys
 import threading
@@ -60,8 +59,8 @@ from evaluator.runner import (
 )
 from evaluator.spec import FEEDBACK_MODES, FeedbackMode, TurnShot, parse_feedback, parse_spec
 from evaluator.usage import RunBudget, check_priced
-from oracle_bench.cli import ArgumentParser, configure_logging, suites_root
-from oracle_bench.errors import BoxError, OracleBenchError, UnknownNameError, UsageError
+from oracle_bench.cli import ArgumentParser, configure_logging, run_cli, suites_root
+from oracle_bench.errors import BoxError, UnknownNameError, UsageError
 from providers import parse_base_urls, parse_model_options
 
 __all__ = ["main"]
@@ -618,34 +617,18 @@ _OUTPUTS = (("summary", "json"), ("summary", "csv"), ("index", "json"), ("run", 
 def main(argv: Sequence[str] | None = None) -> int:
     """Entry point of ``oracle-eval``; returns the exit code."""
     out, err = Console(), Console(stderr=True)
-    try:
-        tokens = list(sys.argv[1:] if argv is None else argv)
-        if tokens[:1] == ["report"]:
-            return report_main(tokens[1:])
+    tokens = list(sys.argv[1:] if argv is None else argv)
+    if tokens[:1] == ["report"]:
+        return report_main(tokens[1:])
+
+    def body() -> int:
         for token in tokens:
             # argparse would take "-1@1" for an unknown option; report it as the bad spec it is.
             if token.startswith("-") and "@" in token and token[1:2].isdigit():
                 parse_spec(token)
-        args = _parser().parse_args(tokens)
-        return _run(args, out, err)
-    except UsageError as exc:
-        print(f"{PROG}: error: {exc}", file=sys.stderr)
-        return 2
-    except OracleBenchError as exc:
-        print(f"{PROG}: error: {exc}", file=sys.stderr)
-        return 1
-    except KeyboardInterrupt:
-        print(f"{PROG}: interrupted; rerun the same command to resume", file=sys.stderr)
-        return 130
-    except SystemExit as exc:  # --help
-        return exc.code if isinstance(exc.code, int) else 0
-    except OSError as exc:
-        print(f"{PROG}: error: {exc}", file=sys.stderr)
-        return 1
-    except Exception as exc:  # a bug: still one line, never a traceback
-        logging.getLogger(__name__).debug("internal error", exc_info=True)
-        print(f"{PROG}: internal error: {type(exc).__name__}: {exc}", file=sys.stderr)
-        return 1
+        return _run(_parser().parse_args(tokens), out, err)
+
+    return run_cli(PROG, body, interrupted="interrupted; rerun the same command to resume")
 
 
 if __name__ == "__main__":

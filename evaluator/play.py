@@ -56,8 +56,8 @@ from evaluator.protocol import EpisodeContext, run_episode
 from evaluator.runner import EpisodeJob, is_dfa_suite, trajectory_path
 from evaluator.spec import FEEDBACK_MODES, FeedbackMode, TurnShot, parse_feedback, parse_spec
 from evaluator.trajectory import Trajectory, save_trajectory
-from oracle_bench.cli import ArgumentParser, configure_logging
-from oracle_bench.errors import OracleBenchError, UsageError
+from oracle_bench.cli import ArgumentParser, configure_logging, run_cli
+from oracle_bench.errors import UsageError
 
 __all__ = [
     "AGENT_PREFIX",
@@ -680,52 +680,45 @@ def _report(out: Console, result: PlayResult) -> None:
 def main(argv: Sequence[str] | None = None, *, io: PlayIO | None = None) -> int:
     """Entry point of ``oracle-play``; returns the exit code. ``io`` replaces the terminal."""
     out, err = Console(), Console(stderr=True)
-    try:
-        tokens = list(sys.argv[1:] if argv is None else argv)
-        for token in tokens:
-            if token.startswith("-") and "@" in token and token[1:2].isdigit():
-                parse_spec(token)
-        args = _parser().parse_args(tokens)
-        spec = parse_spec(args.spec) if args.spec is not None else None
-        feedback = parse_feedback(args.feedback) if args.feedback is not None else None
-        if args.budget_factor is not None:
-            check_budget_factor(args.budget_factor)
-        name = check_player_name(args.name) if args.name is not None else default_player_name()
-        configure_logging(args.verbose, err)
-        if args.verbose <= 0:
-            # The CLI reports a quit or a failure itself; the protocol's warning repeats it.
-            logging.getLogger("evaluator").setLevel(logging.ERROR)
-        if args.box is None:
-            _list(out, args.suite)
-            return 0
-        result = play_box(
-            args.suite,
-            args.box,
-            io if io is not None else _console_io(out),
-            spec=spec,
-            feedback=feedback,
-            name=name,
-            seed=args.seed,
-            out_dir=args.out,
-            budget_factor=args.budget_factor,
-        )
-        _report(out, result)
+
+    def body() -> int:
+        try:
+            return _main(argv, io, out, err)
+        except KeyboardInterrupt:
+            print(file=sys.stderr)  # off the line of the prompt the person was typing at
+            raise
+
+    return run_cli(PROG, body, interrupted="interrupted; nothing was recorded")
+
+
+def _main(argv: Sequence[str] | None, io: PlayIO | None, out: Console, err: Console) -> int:
+    tokens = list(sys.argv[1:] if argv is None else argv)
+    for token in tokens:
+        if token.startswith("-") and "@" in token and token[1:2].isdigit():
+            parse_spec(token)
+    args = _parser().parse_args(tokens)
+    spec = parse_spec(args.spec) if args.spec is not None else None
+    feedback = parse_feedback(args.feedback) if args.feedback is not None else None
+    if args.budget_factor is not None:
+        check_budget_factor(args.budget_factor)
+    name = check_player_name(args.name) if args.name is not None else default_player_name()
+    configure_logging(args.verbose, err)
+    if args.verbose <= 0:
+        # The CLI reports a quit or a failure itself; the protocol's warning repeats it.
+        logging.getLogger("evaluator").setLevel(logging.ERROR)
+    if args.box is None:
+        _list(out, args.suite)
         return 0
-    except UsageError as exc:
-        print(f"{PROG}: error: {exc}", file=sys.stderr)
-        return 2
-    except OracleBenchError as exc:
-        print(f"{PROG}: error: {exc}", file=sys.stderr)
-        return 1
-    except KeyboardInterrupt:
-        print(f"\n{PROG}: interrupted; nothing was recorded", file=sys.stderr)
-        return 130
-    except SystemExit as exc:  # --help
-        return exc.code if isinstance(exc.code, int) else 0
-    except OSError as exc:
-        print(f"{PROG}: error: {exc}", file=sys.stderr)
-        return 1
-    except Exception as exc:  # a bug: still one line, never a traceback
-        log.debug("internal error", exc_info=True)
-        print(f"{PROG}: internal error: {type(exc).__name__}: {exc}", file=sys.stderr)
-        return 1
+    result = play_box(
+        args.suite,
+        args.box,
+        io if io is not None else _console_io(out),
+        spec=spec,
+        feedback=feedback,
+        name=name,
+        seed=args.seed,
+        out_dir=args.out,
+        budget_factor=args.budget_factor,
+    )
+    _report(out, result)
+    return 0
