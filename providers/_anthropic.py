@@ -19,7 +19,6 @@ import inspect
 import json
 import logging
 from collections.abc import Sequence
-from dataclasses import replace
 from typing import Any
 
 from oracle_bench.errors import ProviderConfigError
@@ -27,11 +26,10 @@ from providers._base import (
     Attempt,
     BaseProvider,
     ProviderSettings,
-    check_reachable,
+    VendorBackend,
     classify_sdk_error,
     reading_body,
     refuse_reserved_options,
-    resolve_api_key,
     scope_headers,
 )
 from providers.registry import register_provider
@@ -254,19 +252,11 @@ def _usage(usage: Any) -> Usage:
 
 
 @register_provider("anthropic")
-class AnthropicBackend:
+class AnthropicBackend(VendorBackend):
     """``anthropic/<model>``; key ``$ANTHROPIC_API_KEY``, URL ``--base-url`` or
     ``$ANTHROPIC_BASE_URL``."""
 
-    def create(self, settings: ProviderSettings) -> Provider:
-        key, url = resolve_api_key(
-            key_env=KEY_ENV, url_env=URL_ENV, base_url=settings.base_url, default_host=VENDOR_HOST
-        )
-        return AnthropicProvider(replace(settings, base_url=url), api_key=key)
+    key_env, url_env, vendor_host = KEY_ENV, URL_ENV, VENDOR_HOST
 
-    def check(self, model: str, *, base_url: str | None, connect_timeout: float) -> None:
-        _, url = resolve_api_key(
-            key_env=KEY_ENV, url_env=URL_ENV, base_url=base_url, default_host=VENDOR_HOST
-        )
-        if url is not None:
-            check_reachable(url, url_env=URL_ENV, connect_timeout=connect_timeout)
+    def provider(self, settings: ProviderSettings, api_key: str) -> Provider:
+        return AnthropicProvider(settings, api_key=api_key)

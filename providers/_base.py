@@ -3,6 +3,7 @@ timing, pricing and the ``params`` record. A provider implements one attempt."""
 
 from __future__ import annotations
 
+import abc
 import contextlib
 import json
 import logging
@@ -11,7 +12,7 @@ import socket
 import threading
 import time
 from collections.abc import Iterator, Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from http import HTTPStatus
 from typing import Any
 from urllib.parse import SplitResult, quote, urlsplit
@@ -434,6 +435,38 @@ def scope_headers() -> dict[str, str]:
     """``{SCOPE_HEADER: <scope, percent-encoded to ASCII>}``, or {} outside any scope."""
     scope = current_scope()
     return {SCOPE_HEADER: quote(scope, safe="/:@._-~")} if scope else {}
+
+
+class VendorBackend(abc.ABC):
+    """What the SDK backends share: the API key and base URL from arguments or the
+    environment (``resolve_api_key``), and a preflight that also connects to a set URL."""
+
+    key_env: str
+    url_env: str
+    vendor_host: str
+
+    @abc.abstractmethod
+    def provider(self, settings: ProviderSettings, api_key: str) -> Any:
+        """The provider for resolved settings (its ``base_url`` is the one to use)."""
+
+    def create(self, settings: ProviderSettings) -> Any:
+        key, url = resolve_api_key(
+            key_env=self.key_env,
+            url_env=self.url_env,
+            base_url=settings.base_url,
+            default_host=self.vendor_host,
+        )
+        return self.provider(replace(settings, base_url=url), key)
+
+    def check(self, model: str, *, base_url: str | None, connect_timeout: float) -> None:
+        _, url = resolve_api_key(
+            key_env=self.key_env,
+            url_env=self.url_env,
+            base_url=base_url,
+            default_host=self.vendor_host,
+        )
+        if url is not None:
+            check_reachable(url, url_env=self.url_env, connect_timeout=connect_timeout)
 
 
 def count_words(text: str) -> int:
