@@ -57,7 +57,14 @@ from evaluator.runner import (
     parse_shard,
     shard_suffix,
 )
-from evaluator.spec import FEEDBACK_MODES, FeedbackMode, TurnShot, parse_feedback, parse_spec
+from evaluator.spec import (
+    FEEDBACK_MODES,
+    FeedbackMode,
+    TurnShot,
+    check_spec_tokens,
+    parse_feedback,
+    parse_spec,
+)
 from evaluator.usage import RunBudget, check_priced
 from oracle_bench.cli import ArgumentParser, configure_logging, run_cli, suites_root
 from oracle_bench.errors import BoxError, UnknownNameError, UsageError
@@ -622,10 +629,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         return report_main(tokens[1:])
 
     def body() -> int:
-        for token in tokens:
-            # argparse would take "-1@1" for an unknown option; report it as the bad spec it is.
-            if token.startswith("-") and "@" in token and token[1:2].isdigit():
-                parse_spec(token)
+        check_spec_tokens(tokens)
         return _run(_parser().parse_args(tokens), out, err)
 
     return run_cli(PROG, body, interrupted="interrupted; rerun the same command to resume")

@@ -609,6 +609,7 @@ class LlmDfaAgent(_LlmBase):
             system_prompt("dfa", self.settings.protocol), self.ctx.intro, self.settings.history
         )
         tools: Sequence[ToolSpec] = dfa_tools() if self.settings.protocol == "tools" else ()
+        names = {t.name for t in dfa_tools()}
         shown: str | None = None
         while not env.over:
             banner = f"<Call {env.used + 1}; {env.remaining} of {env.budget} calls left>"
@@ -620,7 +621,6 @@ class LlmDfaAgent(_LlmBase):
             if not reply.tool_calls:
                 shown = env.call(reply.text)
                 continue
-            names = {t.name for t in dfa_tools()}
             first = next((c for c in reply.tool_calls if c.name in names), reply.tool_calls[0])
             extra = [c for c in reply.tool_calls if c is not first]
             if extra:

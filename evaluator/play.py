@@ -54,7 +54,14 @@ from evaluator.dfa_protocol import (
 from evaluator.dfa_trajectory import DfaTrajectory, save_dfa_trajectory
 from evaluator.protocol import EpisodeContext, run_episode
 from evaluator.runner import EpisodeJob, is_dfa_suite, trajectory_path
-from evaluator.spec import FEEDBACK_MODES, FeedbackMode, TurnShot, parse_feedback, parse_spec
+from evaluator.spec import (
+    FEEDBACK_MODES,
+    FeedbackMode,
+    TurnShot,
+    check_spec_tokens,
+    parse_feedback,
+    parse_spec,
+)
 from evaluator.trajectory import Trajectory, save_trajectory
 from oracle_bench.cli import ArgumentParser, configure_logging, run_cli
 from oracle_bench.errors import UsageError
@@ -693,9 +700,7 @@ def main(argv: Sequence[str] | None = None, *, io: PlayIO | None = None) -> int:
 
 def _main(argv: Sequence[str] | None, io: PlayIO | None, out: Console, err: Console) -> int:
     tokens = list(sys.argv[1:] if argv is None else argv)
-    for token in tokens:
-        if token.startswith("-") and "@" in token and token[1:2].isdigit():
-            parse_spec(token)
+    check_spec_tokens(tokens)
     args = _parser().parse_args(tokens)
     spec = parse_spec(args.spec) if args.spec is not None else None
     feedback = parse_feedback(args.feedback) if args.feedback is not None else None

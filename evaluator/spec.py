@@ -14,6 +14,7 @@ __all__ = [
     "MAX_TURNS",
     "FeedbackMode",
     "TurnShot",
+    "check_spec_tokens",
     "parse_feedback",
     "parse_spec",
 ]
@@ -71,6 +72,14 @@ def parse_spec(text: str) -> TurnShot:
     if shots > MAX_SHOTS:
         raise UsageError(f"invalid spec {text!r}: shots must be <= {MAX_SHOTS} ({_EXPECTED})")
     return TurnShot(turns=turns, shots=shots)
+
+
+def check_spec_tokens(tokens: list[str]) -> None:
+    """Parse every command-line token that looks like a negative spec (``-1@1``): argparse
+    would take it for an unknown option; it is the bad spec it is (:class:`UsageError`)."""
+    for token in tokens:
+        if token.startswith("-") and "@" in token and token[1:2].isdigit():
+            parse_spec(token)
 
 
 def parse_feedback(text: str) -> FeedbackMode:
