@@ -12,6 +12,13 @@ os.environ.pop("LANGSMITH_TRACING", None)
 os.environ["LANGCHAIN_TRACING_V2"] = "false"
 
 
+@pytest.fixture(autouse=True)
+def _no_suites_of_the_checkout(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The default suites folder is an empty one per test, not ./suites: after ``make demo``
+    the checkout has suites, and a bare ``oracle-eval`` would evaluate the newest one."""
+    monkeypatch.setenv("ORACLE_BENCH_SUITES", str(tmp_path / "no-suites-here"))
+
+
 @pytest.fixture(scope="session")
 def eri_easy_suite(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """A 6-box easy ERI suite generated with the procedural backend (seed 11)."""
