@@ -10,7 +10,10 @@ The format (the same one :meth:`DFA.to_json` writes)::
 names are strings (integers are accepted and turned into strings). The DFA must be
 complete and deterministic over exactly the target's alphabet: a missing transition,
 two targets for one (state, letter), an unknown state or a foreign letter is an
-:class:`InvalidDfaError` whose message says which, never a silent repair.
+:class:`InvalidDfaError` whose message says which, never a silent repair. The
+submission is an agent's and hostile: it is held to :mod:`oracle_bench.bounded`'s limits
+(nesting, digits, sizes, string keys) before it is read, and values quoted back in
+messages are clipped.
 """
 
 from __future__ import annotations
@@ -20,6 +23,7 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from blackboxes.automata.dfa import DFA
+from oracle_bench.bounded import BoundsError, check_value, load_json, preview
 from oracle_bench.errors import InvalidQueryError
 
 __all__ = ["MAX_SUBMITTED_STATES", "InvalidDfaError", "parse_submission"]
@@ -32,15 +36,24 @@ class InvalidDfaError(InvalidQueryError):
     """A hypothesis DFA that is malformed, incomplete, nondeterministic or off-alphabet."""
 
 
+def _show(value: Any) -> str:
+    """``value`` quoted in a message: a short string as its repr, anything else clipped."""
+    if isinstance(value, str) and len(value) <= 60:
+        return repr(value)
+    return preview(value, 60)
+
+
 def _name(value: Any, what: str) -> str:
     if isinstance(value, bool) or not isinstance(value, str | int):
-        raise InvalidDfaError(f"{what} must be a state name (a string), got {value!r}")
+        raise InvalidDfaError(f"{what} must be a state name (a string), got {_show(value)}")
     return str(value)
 
 
 def _letter(value: Any, alphabet: Sequence[str]) -> str:
     if not isinstance(value, str) or value not in alphabet:
-        raise InvalidDfaError(f"letter {value!r} is not in the alphabet {{{', '.join(alphabet)}}}")
+        raise InvalidDfaError(
+            f"letter {_show(value)} is not in the alphabet {{{', '.join(alphabet)}}}"
+        )
     return value
 
 
@@ -50,7 +63,7 @@ def _edges(raw: Any, alphabet: Sequence[str]) -> list[tuple[str, str, str]]:
         for src, row in raw.items():
             if not isinstance(row, Mapping):
                 raise InvalidDfaError(
-                    f"transitions[{src!r}] must map letters to states, got {row!r}"
+                    f"transitions[{_show(src)}] must map letters to states, got {_show(row)}"
                 )
             for letter, dst in row.items():
                 edges.append(
@@ -66,11 +79,11 @@ def _edges(raw: Any, alphabet: Sequence[str]) -> list[tuple[str, str, str]]:
                 item = [item[keys[0]], item[keys[1]], item[keys[2]]]
             except KeyError:
                 raise InvalidDfaError(
-                    f"transitions[{i}] must be [source, letter, target], got {item!r}"
+                    f"transitions[{i}] must be [source, letter, target], got {_show(item)}"
                 ) from None
         if not isinstance(item, list | tuple) or len(item) != 3:
             raise InvalidDfaError(
-                f"transitions[{i}] must be [source, letter, target], got {item!r}"
+                f"transitions[{i}] must be [source, letter, target], got {_show(item)}"
             )
         edges.append(
             (_name(item[0], "a source"), _letter(item[1], alphabet), _name(item[2], "a target"))
@@ -81,11 +94,15 @@ def _edges(raw: Any, alphabet: Sequence[str]) -> list[tuple[str, str, str]]:
 def parse_submission(data: Any, alphabet: Sequence[str]) -> DFA:
     """The DFA an agent submitted (a dict, or JSON text of one), over ``alphabet``."""
     alphabet = tuple(alphabet)  # a str would make ``in`` a substring test
-    if isinstance(data, str):
-        try:
-            data = json.loads(data)
-        except json.JSONDecodeError as exc:
-            raise InvalidDfaError(f"the hypothesis is not valid JSON: {exc.msg}") from None
+    try:
+        if isinstance(data, str):
+            data = load_json(data, what="the hypothesis")
+        else:
+            check_value(data, "the hypothesis")
+    except BoundsError as exc:
+        raise InvalidDfaError(str(exc)) from None
+    except json.JSONDecodeError as exc:
+        raise InvalidDfaError(f"the hypothesis is not valid JSON: {exc.msg}") from None
     if not isinstance(data, Mapping):
         raise InvalidDfaError("the hypothesis must be a JSON object")
     for key in ("states", "start", "accepting", "transitions"):
@@ -99,7 +116,7 @@ def parse_submission(data: Any, alphabet: Sequence[str]) -> DFA:
         letters = list(given) if isinstance(given, str | list) else None
         if letters is None or sorted(map(str, letters)) != sorted(alphabet):
             raise InvalidDfaError(
-                f"the alphabet must be exactly {{{', '.join(alphabet)}}}, got {given!r}"
+                f"the alphabet must be exactly {{{', '.join(alphabet)}}}, got {_show(given)}"
             )
     states_raw = data["states"]
     if not isinstance(states_raw, list) or not states_raw:
@@ -113,7 +130,7 @@ def parse_submission(data: Any, alphabet: Sequence[str]) -> DFA:
 
     def known(name: str, role: str) -> int:
         if name not in index:
-            raise InvalidDfaError(f"{role} {name!r} is not one of the listed states")
+            raise InvalidDfaError(f"{role} {_show(name)} is not one of the listed states")
         return index[name]
 
     start = known(_name(data["start"], "start"), "start state")
@@ -128,11 +145,11 @@ def parse_submission(data: Any, alphabet: Sequence[str]) -> DFA:
         q, a, t = known(src, "source state"), letter_at[letter], known(dst, "target state")
         if delta[q][a] is not None and delta[q][a] != t:
             raise InvalidDfaError(
-                f"nondeterministic: state {src!r} has two transitions on {letter!r}"
+                f"nondeterministic: state {_show(src)} has two transitions on {letter!r}"
             )
         delta[q][a] = t
     missing = [
-        f"({states[q]!r}, {alphabet[a]!r})"
+        f"({_show(states[q])}, {alphabet[a]!r})"
         for q in range(len(states))
         for a in range(len(alphabet))
         if delta[q][a] is None
