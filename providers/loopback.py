@@ -35,6 +35,19 @@ other three 0. On the wire:
 * Anthropic: ``input_tokens = input``, ``output_tokens = output``,
   ``cache_read_input_tokens = cache_read``, ``cache_creation_input_tokens = cache_write``,
   ``output_tokens_details.thinking_tokens = reasoning``.
+
+Waiting for traffic (tests time nothing by sleeps)::
+
+    server = LoopbackServer(script, on_request=hook)  # hook(request) before each answer
+    server.wait_for_requests(3, timeout=30)             # 3 POSTs received
+    server.wait_for_requests(3, timeout=30, answered=True)
+    server.drain(timeout=30)  # after a client process exited: all it sent is in the log
+
+A request is *received* when it is recorded (before the latency wait), *answered* when
+the server is done with it (its reply written, or the attempt over: a ``disconnect``
+fault, a client that hung up). ``on_request`` runs in the request's handler thread,
+after recording and before the answer, which waits for it: a test can hold a reply
+while it kills the client.
 """
 
 from __future__ import annotations
@@ -48,7 +61,7 @@ import socket
 import sys
 import threading
 import time
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
@@ -238,6 +251,12 @@ class _State:
     served: list[bool] = field(default_factory=list)
     injected: list[_Injected] = field(default_factory=list)
     requests: list[RecordedRequest] = field(default_factory=list)
+    answered: int = 0
+    """Requests the server is done with (see the module docstring)."""
+    opened: int = 0
+    """Connections accepted (counted in the accepting thread, at accept)."""
+    closed: int = 0
+    """Connections whose handler has finished and closed them."""
 
 
 class _HTTPServer(ThreadingHTTPServer):
@@ -256,6 +275,22 @@ class _HTTPServer(ThreadingHTTPServer):
     def handle_error(self, request: Any, client_address: Any) -> None:
         # Clients that time out or hang up mid-reply are expected here: never print.
         logger.debug("loopback: connection from %s ended with an error", client_address)
+
+    # socketserver calls verify_request once per accepted connection and then
+    # shutdown_request exactly once for it (after its handler thread, or when that thread
+    # cannot start): the two counters tell when every accepted connection is closed.
+    def verify_request(self, request: Any, client_address: Any) -> bool:
+        with self.owner._changed:
+            self.owner._state.opened += 1
+        return True
+
+    def shutdown_request(self, request: Any) -> None:
+        try:
+            super().shutdown_request(request)
+        finally:
+            with self.owner._changed:
+                self.owner._state.closed += 1
+                self.owner._changed.notify_all()
 
 
 class _Handler(BaseHTTPRequestHandler):
@@ -392,7 +427,11 @@ class LoopbackServer:
     """A scripted OpenAI/Anthropic-compatible HTTP server in a background thread.
 
     It listens as soon as it is built; ``close()`` (or leaving the ``with`` block) stops it.
-    ``latency`` seconds are waited before every API answer. Thread-safe.
+    ``latency`` seconds are waited before every API answer. ``on_request(request)`` is
+    called for every POST, in its handler thread, after it is recorded and before it is
+    answered (the answer waits for it; calls from concurrent requests may overlap, so it
+    must be thread-safe; its return value is ignored; an exception in it is logged and the
+    request answered as planned). Thread-safe.
     """
 
     def __init__(
@@ -403,12 +442,16 @@ class LoopbackServer:
         host: str = "127.0.0.1",
         port: int = 0,
         per_conversation: bool = False,
+        on_request: Callable[[RecordedRequest], object] | None = None,
     ) -> None:
         if latency < 0:
             raise UsageError(f"latency must be >= 0, got {latency}")
         self.latency = latency
         self.per_conversation = per_conversation
+        self.on_request = on_request
         self._lock = threading.Lock()
+        # Notified whenever a request is recorded or answered or a connection closes.
+        self._changed = threading.Condition(self._lock)
         self._state = _State()
         self._ids = itertools.count(1)
         self.add(*script)
@@ -497,6 +540,70 @@ class LoopbackServer:
         """Scripted replies not served yet (injected faults not counted)."""
         with self._lock:
             return self._state.served.count(False)
+
+    @property
+    def answered(self) -> int:
+        """How many of :attr:`requests` the server is done with (reply written or given up)."""
+        with self._lock:
+            return self._state.answered
+
+    def wait_for_requests(
+        self, n: int, timeout: float = 30.0, *, answered: bool = False
+    ) -> list[RecordedRequest]:
+        """Block until at least ``n`` POSTs were received (``answered=True``: answered);
+        return :attr:`requests` as of then.
+
+        Raises ``TimeoutError`` (with the counts) when ``timeout`` seconds pass first.
+        """
+        with self._changed:
+            done = self._changed.wait_for(
+                lambda: (self._state.answered if answered else len(self._state.requests)) >= n,
+                timeout,
+            )
+            if not done:
+                raise TimeoutError(
+                    f"loopback: waited {timeout:g} s for {n} request(s) "
+                    f"{'answered' if answered else 'received'}; received "
+                    f"{len(self._state.requests)}, answered {self._state.answered}"
+                )
+            return list(self._state.requests)
+
+    def drain(self, timeout: float = 30.0) -> list[RecordedRequest]:
+        """Wait until every connection made before this call is served and closed; return
+        :attr:`requests` as of then.
+
+        For after a client process has exited (SIGKILL included): requests it sent that
+        still sat in socket buffers or in the listen backlog are then recorded and
+        answered, so the log holds everything it sent. A probe ``GET /health`` goes first:
+        connections are accepted in arrival order, so once the probe is answered every
+        earlier one has been accepted. Connections a live client keeps open make this
+        raise ``TimeoutError``.
+        """
+        deadline = time.monotonic() + timeout
+        host = self.host if self.host not in ("0.0.0.0", "::", "") else "127.0.0.1"
+        try:
+            with socket.create_connection((host, self.port), timeout=timeout) as probe:
+                probe.sendall(
+                    b"GET /health HTTP/1.1\r\nHost: loopback\r\nConnection: close\r\n\r\n"
+                )
+                while True:  # read the answer to its end: the server closes the probe
+                    probe.settimeout(max(deadline - time.monotonic(), 0.001))
+                    if not probe.recv(65536):
+                        break
+        except OSError as exc:
+            raise TimeoutError(f"loopback: drain probe failed: {exc}") from exc
+        with self._changed:
+            done = self._changed.wait_for(
+                lambda: self._state.closed >= self._state.opened,
+                max(deadline - time.monotonic(), 0.0),
+            )
+            if not done:
+                open_now = self._state.opened - self._state.closed
+                raise TimeoutError(
+                    f"loopback: waited {timeout:g} s for connections to close; "
+                    f"{open_now} still open"
+                )
+            return list(self._state.requests)
 
     # -- lifecycle -------------------------------------------------------------------------
 
@@ -625,20 +732,33 @@ class LoopbackServer:
             unsigned = _unsigned_tool_turn(body)
             if unsigned is not None:
                 problem = (400, "bad_request", unsigned)
-        with self._lock:
+        with self._changed:
             if problem is not None or not isinstance(body, dict):
                 code, reason, message = problem or (400, "bad_request", "bad request")
                 plan = _Plan(None, None, reason, 0.0, None, code, message)
             else:
                 plan = self._plan(body)
             self._record(handler, path, fmt, body, plan)
-        if problem is not None or fmt is None or not isinstance(body, dict):
-            self._error(handler, fmt, plan)
-            return
-        wait = self.latency + plan.delay
-        if wait > 0:
-            time.sleep(wait)
-        self._answer(handler, fmt, body, plan)
+            recorded = self._state.requests[-1]
+            self._changed.notify_all()
+        try:
+            hook = self.on_request
+            if hook is not None:
+                try:
+                    hook(recorded)
+                except Exception:
+                    logger.exception("loopback: on_request hook failed; answering anyway")
+            if problem is not None or fmt is None or not isinstance(body, dict):
+                self._error(handler, fmt, plan)
+                return
+            wait = self.latency + plan.delay
+            if wait > 0:
+                time.sleep(wait)
+            self._answer(handler, fmt, body, plan)
+        finally:
+            with self._changed:
+                self._state.answered += 1
+                self._changed.notify_all()
 
     def _error(self, handler: _Handler, fmt: WireFormat | None, plan: _Plan) -> None:
         status = plan.status or 500

@@ -147,6 +147,19 @@ def _box(box_id: str) -> Any:
     return SimpleNamespace(info=SimpleNamespace(id=box_id))
 
 
+class _TellingCondition(threading.Condition):
+    """A Condition that sets :attr:`waiting` when a thread starts to wait on it, so a test
+    knows a lease is blocked instead of guessing with a sleep."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.waiting = threading.Event()
+
+    def wait(self, timeout: float | None = None) -> bool:
+        self.waiting.set()  # the lock is still held: no release can slip in before the wait
+        return super().wait(timeout)
+
+
 def test_worker_pool_bound_reuse_eviction_and_waiting(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(_pool, "BUSY_WAIT_S", 0.05)
     started: list[_FakeWorker] = []
@@ -159,6 +172,8 @@ def test_worker_pool_bound_reuse_eviction_and_waiting(monkeypatch: pytest.Monkey
         return worker
 
     pool = BoxWorkerPool(2, start)
+    cond = _TellingCondition()
+    pool._cond = cond
     with pytest.raises(SandboxCompileError):
         pool.lease(_box("broken"))  # a box that cannot start gives its slot back
     assert pool.live == 0
@@ -174,9 +189,10 @@ def test_worker_pool_bound_reuse_eviction_and_waiting(monkeypatch: pytest.Monkey
 
     # full and nothing idle: a lease waits for a release
     got: list[Any] = []
+    cond.waiting.clear()
     waiter = threading.Thread(target=lambda: got.append(pool.lease(_box("c"))))
     waiter.start()
-    time.sleep(0.1)
+    assert cond.waiting.wait(timeout=30)
     assert got == [] and waiter.is_alive()
     pool.release(b, healthy=False)  # a failed episode's worker is discarded
     waiter.join(timeout=5)
@@ -204,7 +220,12 @@ class _CallWorker(_FakeWorker):
         return ("ok", x)
 
 
-def test_pooled_box_borrows_per_call_and_waits_for_a_busy_worker() -> None:
+def test_pooled_box_borrows_per_call_and_waits_for_a_busy_worker(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    # However long a loaded machine keeps a thread waiting, no call here outwaits this:
+    # a second worker would only mean the pool did not wait for the busy one.
+    monkeypatch.setattr(_pool, "BUSY_WAIT_S", 300.0)
     started: list[_CallWorker] = []
 
     def start(box: Any) -> _CallWorker:
@@ -230,13 +251,30 @@ def test_pooled_box_borrows_per_call_and_waits_for_a_busy_worker() -> None:
     pool.close()
 
 
+class _SlowWorker(_CallWorker):
+    """A call that lasts until the pool has started a second worker (``second``), that is,
+    longer than any wait for it (bounded only so that a broken pool fails, not hangs)."""
+
+    def __init__(self, box_id: str, second: threading.Event) -> None:
+        super().__init__(box_id)
+        self.second = second
+
+    def call(self, x: Any) -> Any:
+        self.calls += 1
+        self.second.wait(timeout=30)
+        return ("ok", x)
+
+
 def test_slow_box_calls_get_a_second_worker(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(_pool, "BUSY_WAIT_S", 0.05)
     started: list[_CallWorker] = []
+    second = threading.Event()
 
     def start(box: Any) -> _CallWorker:
-        worker = _CallWorker(box.info.id, delay=0.5)
+        worker = _SlowWorker(box.info.id, second)
         started.append(worker)
+        if len(started) == 2:
+            second.set()
         return worker
 
     pool = BoxWorkerPool(4, start)

@@ -1,9 +1,10 @@
 """Resumable LLM generation: SIGKILL mid-run, failed boxes, changed arguments.
 
-The kill test runs ``oracle-gen`` as a subprocess against a loopback server whose every
-reply takes 150 ms, kills it with SIGKILL while a request is in flight, runs the same
-command again and compares both the suite and the server's request log with an
-uninterrupted run.
+The kill test runs ``oracle-gen`` as a subprocess against a loopback server that holds
+its third reply (``on_request``) until the process is killed with SIGKILL, so a request
+is in flight at the kill; it runs the same command again and compares both the suite and
+the server's request log with an uninterrupted run. Nothing is timed: the kill waits for
+the server's hook, the log is complete once ``LoopbackServer.drain`` returns.
 """
 
 from __future__ import annotations
@@ -13,7 +14,7 @@ import os
 import signal
 import subprocess
 import sys
-import time
+import threading
 from dataclasses import replace
 from pathlib import Path
 from typing import Any
@@ -47,10 +48,33 @@ def _bodies(requests: list[RecordedRequest]) -> list[str]:
     return sorted(json.dumps(r.body, sort_keys=True) for r in requests)
 
 
+def _set_on_exit(proc: subprocess.Popen[bytes], event: threading.Event) -> None:
+    """Set ``event`` when ``proc`` exits (run in a thread: a test waiting on ``event``
+    wakes up on the event it expects or on the process ending early, whichever is first)."""
+    proc.wait()
+    event.set()
+
+
 def test_sigkill_mid_run_then_rerun_finishes_without_paying_twice(tmp_path: Path) -> None:
     n, seed = 3, 12
     calls = 2 * n  # one coder and one refiner call per box
-    with LoopbackServer(latency=0.15) as server:
+    wake = threading.Event()  # the third request arrived, or oracle-gen ended early
+    held, release = threading.Event(), threading.Event()
+    seen: list[RecordedRequest] = []
+    seen_lock = threading.Lock()
+
+    def hold_the_third(request: RecordedRequest) -> None:
+        # One job: calls are sequential. Box 0 is done (2 calls) when box 1's coder call
+        # comes; its reply is held until the process is dead, so that call is in flight.
+        with seen_lock:
+            seen.append(request)
+            third = len(seen) == 3
+        if third:
+            held.set()
+            wake.set()
+            release.wait(timeout=300)  # bounded only so a broken test cannot hang
+
+    with LoopbackServer(on_request=hold_the_third) as server:
         # One spare reply per call: a request cut off by the kill is answered again alike.
         server.add(*script(range(n), seed, spares=1))
         out = tmp_path / "killed"
@@ -59,20 +83,19 @@ def test_sigkill_mid_run_then_rerun_finishes_without_paying_twice(tmp_path: Path
         proc = subprocess.Popen(
             argv, cwd=_REPO, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE
         )
+        threading.Thread(target=_set_on_exit, args=(proc, wake), daemon=True).start()
         try:
-            # Box 0 done (2 calls), box 1's coder call in flight: kill now.
-            deadline = time.monotonic() + 60
-            while len(server.requests) < 3:
-                if proc.poll() is not None or time.monotonic() > deadline:
-                    pytest.fail(f"oracle-gen ended early: {proc.communicate()[1]!r}")
-                time.sleep(0.005)
+            wake.wait(timeout=300)
+            if not held.is_set():
+                pytest.fail(f"oracle-gen ended early: {proc.communicate()[1]!r}")
             proc.send_signal(signal.SIGKILL)
         finally:
             proc.kill()
             proc.communicate()
+            release.set()
         assert proc.returncode == -signal.SIGKILL
-        first = server.requests
-        assert 3 <= len(first) < calls  # some but not all
+        first = server.drain(timeout=60)  # everything the dead process sent, and only that
+        assert len(first) == 3  # some but not all
         assert not (out / "suite.json").exists()
 
         rerun = subprocess.run(
@@ -89,19 +112,13 @@ def test_sigkill_mid_run_then_rerun_finishes_without_paying_twice(tmp_path: Path
     assert len(uninterrupted) == calls
     # The resumed suite is the uninterrupted one, byte for byte.
     assert tree(out) == tree(reference)
-    # The second run sent only what the first had not completed. With one job, calls are
-    # sequential, so at most one request was in flight at the kill: the first run's last.
-    # It is sent again exactly when its reply never reached the cache.
-    completed = first[:-1]
-    in_flight = first[-1]
+    # The second run sent only what the first had not completed, and the call whose reply
+    # the kill cut off once more, first.
+    completed, in_flight = first[:2], first[2]
     assert not set(_bodies(second)) & set(_bodies(completed))
-    repeated = len(first) + len(second) - calls
-    assert repeated in (0, 1)
-    if repeated:
-        assert second[0].body == in_flight.body
-        assert _bodies(completed + second) == _bodies(uninterrupted)
-    else:
-        assert _bodies(first + second) == _bodies(uninterrupted)
+    assert len(second) == calls - len(completed)
+    assert second[0].body == in_flight.body
+    assert _bodies(completed + second) == _bodies(uninterrupted)
 
 
 def _refiner_faults(times: int) -> list[ScriptedReply]:

@@ -3,8 +3,10 @@
 from __future__ import annotations
 
 import json
+import logging
 import os
 import signal
+import socket
 import subprocess
 import sys
 import threading
@@ -502,7 +504,12 @@ def test_stream_bad_bodies_and_unknown_paths(server: LoopbackServer) -> None:
 
 def test_concurrent_requests_each_get_one_reply() -> None:
     n = 8
-    with LoopbackServer([f"reply {i}" for i in range(n)], latency=0.2) as srv:
+    # Each request's hook waits until all n have arrived: they all get through only if the
+    # server handles them at the same time, not one after another.
+    barrier = threading.Barrier(n, timeout=30)
+    with LoopbackServer(
+        [f"reply {i}" for i in range(n)], on_request=lambda request: barrier.wait()
+    ) as srv:
         results: list[str] = []
         errors: list[BaseException] = []
         with _openai(srv) as client:
@@ -515,15 +522,13 @@ def test_concurrent_requests_each_get_one_reply() -> None:
                     errors.append(exc)
 
             threads = [threading.Thread(target=worker, args=(i,)) for i in range(n)]
-            start = time.monotonic()
             for t in threads:
                 t.start()
             for t in threads:
                 t.join()
-            elapsed = time.monotonic() - start
         assert errors == []
         assert sorted(results) == [f"reply {i}" for i in range(n)]
-        assert elapsed < 0.2 * n / 2  # served in parallel, not one after another
+        assert not barrier.broken  # all n were in the server at once
         assert sorted(r.served for r in srv.requests if r.served is not None) == list(range(n))
         assert srv.remaining == 0
 
@@ -700,3 +705,105 @@ def test_cli_per_conversation_flag_is_in_help(capsys: pytest.CaptureFixture[str]
     with pytest.raises(SystemExit):
         main(["--help"])
     assert "--per-conversation" in capsys.readouterr().out
+
+
+# -- waiting for traffic (tests never sleep) -------------------------------------------------
+
+
+def test_wait_for_requests_received_then_answered() -> None:
+    release = threading.Event()
+    seen: list[RecordedRequest] = []
+
+    def hold(request: RecordedRequest) -> None:
+        seen.append(request)
+        release.wait(timeout=30)
+
+    with LoopbackServer(["held"], on_request=hold) as srv:
+        replies: list[str] = []
+        asker = threading.Thread(target=lambda: replies.append(_ask("openai", srv, "first")))
+        asker.start()
+        try:
+            log = srv.wait_for_requests(1, timeout=30)
+            assert [r.body["messages"][0]["content"] for r in log] == ["first"]
+            # The hook holds the reply: received, not answered.
+            assert srv.answered == 0 and replies == []
+            with pytest.raises(TimeoutError, match=r"1 request.* answered; received 1, answered 0"):
+                srv.wait_for_requests(1, timeout=0.05, answered=True)
+        finally:
+            release.set()
+        assert srv.wait_for_requests(1, timeout=30, answered=True) == log
+        asker.join(timeout=30)
+        assert replies == ["held"] and srv.answered == 1
+        assert seen == log  # the hook saw the request as recorded, before its answer
+
+
+def test_wait_for_requests_counts_faults_and_bad_requests_as_answered() -> None:
+    with LoopbackServer(["ok"]) as srv:
+        srv.inject("disconnect")
+        assert _post(srv.base_url + "/v1/messages", b"not json")[0] == 400
+        assert _ask("anthropic", srv, max_retries=1) == "ok"
+        log = srv.wait_for_requests(3, timeout=30, answered=True)
+    assert [r.fault for r in log] == ["bad_request", "disconnect", None]
+    with pytest.raises(TimeoutError, match=r"4 request.* received; received 3, answered 3"):
+        srv.wait_for_requests(4, timeout=0.01)
+
+
+def test_on_request_errors_are_logged_and_the_request_answered(
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    def broken(request: RecordedRequest) -> None:
+        raise RuntimeError("a bug in the hook")
+
+    with (
+        caplog.at_level(logging.ERROR, logger="providers.loopback"),
+        LoopbackServer(["still served"], on_request=broken) as srv,
+    ):
+        assert _ask("anthropic", srv) == "still served"
+    assert "on_request hook failed" in caplog.text and "a bug in the hook" in caplog.text
+
+
+_CHILD_CLIENT = """
+import socket, sys
+port = int(sys.argv[1])
+body = b'{"model": "m", "messages": [{"role": "user", "content": "from the child"}]}'
+head = "POST /v1/chat/completions HTTP/1.1\\r\\nHost: x\\r\\nContent-Length: %d\\r\\n\\r\\n"
+conns = [socket.create_connection(("127.0.0.1", port)) for _ in range(3)]
+for conn in conns:
+    conn.sendall((head % len(body)).encode() + body)
+print("sent", flush=True)
+sys.stdin.read()  # keeps the connections open until killed
+"""
+
+
+def test_drain_after_a_client_process_is_killed() -> None:
+    release = threading.Event()
+    with LoopbackServer(["a", "b", "c"], on_request=lambda r: release.wait(timeout=30)) as srv:
+        child = subprocess.Popen(
+            [sys.executable, "-c", _CHILD_CLIENT, str(srv.port)],
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            text=True,
+        )
+        try:
+            assert child.stdout is not None
+            assert child.stdout.readline() == "sent\n"
+            child.kill()
+            assert child.wait(timeout=30) == -signal.SIGKILL
+        finally:
+            release.set()
+            if child.poll() is None:
+                child.kill()
+            child.communicate()
+        log = srv.drain(timeout=30)
+        # Every request the dead client sent is recorded and answered; its connections closed.
+        assert [r.body["messages"][0]["content"] for r in log] == ["from the child"] * 3
+        assert srv.answered == 3 and srv.remaining == 0
+        assert srv.drain(timeout=30) == log  # nothing more to wait for
+
+
+def test_drain_times_out_while_a_client_keeps_a_connection_open() -> None:
+    with LoopbackServer() as srv:
+        idle = socket.create_connection((srv.host, srv.port))
+        with idle, pytest.raises(TimeoutError, match="still open"):
+            srv.drain(timeout=0.2)
+        assert srv.drain(timeout=30) == []  # closed: the server's handler has ended
