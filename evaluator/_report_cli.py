@@ -21,9 +21,23 @@ from evaluator.dfa_summary import (
     format_buckets,
     parse_buckets,
 )
+from evaluator.failures import failure_warnings
 from evaluator.report import load_run, summarise_run, write_run_summary
-from evaluator.summary import Summary, summary_tables, summary_warnings
-from oracle_bench.cli import ArgumentParser, configure_logging, run_cli
+from evaluator.summary import (
+    FAILED_LEGEND,
+    Summary,
+    summary_tables,
+    summary_warnings,
+    usage_line,
+)
+from oracle_bench.cli import (
+    ArgumentParser,
+    add_version,
+    configure_logging,
+    require_utf8_path,
+    run_cli,
+)
+from oracle_bench.errors import UsageError
 
 __all__ = ["print_summary", "report_main"]
 
@@ -33,11 +47,13 @@ _EPILOG = """\
 Reads RUN_DIR/trajectories/*.json (turn@shot or DFA) and the run manifest(s) run.json /
 run.shard-<i>-of-<n>.json (shards sharing one directory are merged), recomputes every
 metric from the trajectories alone (no suite, no agent) and rewrites summary.json,
-summary.csv and boxes.csv (DFA runs: also metrics.json). Without --seed and options the
-files are byte-identical to the ones the run wrote.
+summary.csv and boxes.csv (DFA runs: also metrics.json and metrics.csv), into RUN_DIR or,
+with --out DIR, into DIR (the run's own files stay as they are). Without --seed and
+options the files are byte-identical to the ones the run wrote.
 
 Examples:
   oracle-eval report runs/eri-easy/20at2-instant-seed0
+  oracle-eval report runs/eri-easy/20at2-instant-seed0 --seed 8 --out reports/seed8
   oracle-eval report runs/DFA-states2-9-seed0-n80/dfa-x2-seed0 --buckets 2-5,6-9
 """
 
@@ -73,27 +89,33 @@ def _parser() -> argparse.ArgumentParser:
         help="DFA runs: best-hypothesis similarity over words of length <= K "
         "(default: the run's, else 200)",
     )
+    p.add_argument(
+        "--out",
+        type=Path,
+        default=None,
+        metavar="DIR",
+        help="write the summary files into DIR (default: RUN_DIR itself)",
+    )
     p.add_argument("-v", "--verbose", action="count", default=0, help="more logging (-vv: debug)")
+    add_version(p)
     return p
 
 
 def _report(args: argparse.Namespace, out: Console, err: Console) -> int:
     buckets = parse_buckets(args.buckets) if args.buckets is not None else None
+    require_utf8_path(args.run_dir, "RUN_DIR")
+    if args.out is not None:
+        require_utf8_path(args.out, "--out")
+        if args.out.exists() and not args.out.is_dir():
+            raise UsageError(f"--out {args.out} is a file, not a folder")
     configure_logging(args.verbose, err)
     records = load_run(args.run_dir)
     report = summarise_run(
         records, seed=args.seed, buckets=buckets, similarity_len=args.similarity_len
     )
-    written = write_run_summary(records, report)
+    written = write_run_summary(records, report, args.out)
     summary = report.summary
     print_summary(out, summary)
-    usage = summary.usage
-    if usage.calls:
-        cost = "no price" if usage.cost_usd is None else f"${usage.cost_usd:.4f}"
-        out.print(
-            f"LLM usage: {usage.calls} call(s), {usage.tokens} tokens, {cost}, "
-            f"{usage.retries} retr{'y' if usage.retries == 1 else 'ies'}"
-        )
     source = (
         ", ".join(p.name for p in records.manifests)
         if records.manifests
@@ -106,27 +128,38 @@ def _report(args: argparse.Namespace, out: Console, err: Console) -> int:
             "deleted file); the results cover the rest"
         )
     ignored = f"; {len(records.ignored)} outside the job list left out" if records.ignored else ""
+    where = args.out if args.out is not None else records.run_dir
     out.print(
         f"{len(records.trajectories)} trajectories (settings from {source}{ignored}). "
-        f"Results in [bold]{records.run_dir}[/] ({', '.join(p.name for p in written)})",
+        f"Results in [bold]{where}[/] ({', '.join(p.name for p in written)})",
         soft_wrap=True,
     )
     return 0
 
 
 def print_summary(out: Console, summary: Summary | DfaSummary) -> None:
-    """The result tables of a run (``oracle-eval`` and ``oracle-eval report`` alike)."""
+    """The result tables of a run (``oracle-eval`` and ``oracle-eval report`` alike), the
+    failure legend and warnings, and the LLM usage line."""
     if isinstance(summary, DfaSummary):
         out.print(dfa_summary_table(summary))
         out.print(dfa_metrics_table(summary))
         usage = dfa_usage_table(summary)
         if usage is not None:
             out.print(usage)
-        return
-    for table in summary_tables(summary):
-        out.print(table)
-    for line in summary_warnings(summary):
-        out.print(f"[yellow]warning:[/] {line}")
+        warnings = failure_warnings(summary.failures, summary.excluded_boxes)
+    else:
+        for table in summary_tables(summary):
+            out.print(table)
+        warnings = summary_warnings(summary)
+    if summary.failures:
+        out.print(FAILED_LEGEND, style="dim", highlight=False)
+    for line in warnings:
+        style = "bold red" if line.startswith("SUITE ERROR") else "yellow"
+        out.print(f"[{style}]warning:[/] ", end="")
+        out.print(line, markup=False, highlight=False)
+    spent = usage_line(summary.usage)
+    if spent is not None:
+        out.print(spent, highlight=False)
 
 
 def report_main(argv: list[str]) -> int:

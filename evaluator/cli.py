@@ -31,6 +31,7 @@ from rich.text import Text
 
 from blackboxes.store import load_suite_boxes
 from evaluator._report_cli import print_summary, report_main
+from evaluator._run_folder import default_run_root
 from evaluator.agents import agent_names, check_agent_name
 from evaluator.dfa_metrics import check_similarity_len
 from evaluator.dfa_protocol import (
@@ -44,6 +45,7 @@ from evaluator.dfa_summary import (
     format_buckets,
     parse_buckets,
 )
+from evaluator.failures import EXIT_FAILURES, failure_summary
 from evaluator.llm_agents import PROTOCOLS, LlmAgentSettings, check_llm_agent, is_llm_agent
 from evaluator.runner import (
     INVALID_TURNS_MODES,
@@ -66,8 +68,18 @@ from evaluator.spec import (
     parse_spec,
 )
 from evaluator.usage import RunBudget, check_priced
-from oracle_bench.cli import ArgumentParser, configure_logging, run_cli, suites_root
+from oracle_bench.cli import (
+    ArgumentParser,
+    add_version,
+    check_suite_arg,
+    configure_logging,
+    require_utf8_path,
+    run_cli,
+    suggest_subcommand,
+    suites_root,
+)
 from oracle_bench.errors import BoxError, UnknownNameError, UsageError
+from oracle_bench.jsonio import sha256_hex
 from providers import parse_base_urls, parse_model_options
 
 __all__ = ["main"]
@@ -326,7 +338,13 @@ def _parser() -> argparse.ArgumentParser:
         metavar="N",
         help="stop cleanly once this many tokens are used (resumable)",
     )
+    p.add_argument(
+        "--allow-failures",
+        action="store_true",
+        help=f"exit 0 even if episodes failed (default: exit {EXIT_FAILURES})",
+    )
     p.add_argument("-v", "--verbose", action="count", default=0, help="more logging (-vv: debug)")
+    add_version(p)
     return p
 
 
@@ -492,7 +510,9 @@ def _run(args: argparse.Namespace, out: Console, err: Console) -> int:
             raise
         out.print(f"Evaluating the most recent suite: [bold]{suite_dir}[/]")
     else:
-        suite_dir = args.suite
+        suite_dir = check_suite_arg(args.suite)
+    if args.out is not None:
+        require_utf8_path(args.out, "--out")
     suite, _ = load_suite_boxes(suite_dir)  # verify every digest before anything starts
     dfa = is_dfa_suite(suite)
     if dfa:
@@ -532,7 +552,8 @@ def _run(args: argparse.Namespace, out: Console, err: Console) -> int:
         feedback = feedback or "instant"
         slug = f"{spec.slug}-{feedback}-seed{args.seed}"
         label = str(spec)
-    out_dir = args.out or Path("runs") / suite.name / slug
+    suite_sha = sha256_hex((Path(suite_dir) / "suite.json").read_bytes())
+    out_dir = args.out or default_run_root(suite_dir, suite, suite_sha) / slug
     if shard is not None:
         label += f" shard {shard[0]}/{shard[1]}"
     # Checked before the progress bar starts, so that the error is the only line.
@@ -544,36 +565,38 @@ def _run(args: argparse.Namespace, out: Console, err: Console) -> int:
         raise UsageError(f"--out {out_dir} is a file, not a directory")
 
     backoff = _Backoff()
-    with Progress(
-        TextColumn("[progress.description]{task.description}"),
-        BarColumn(),
-        MofNCompleteColumn(),
-        TextColumn("{task.fields[usage]}"),
-        TimeElapsedColumn(),
-        backoff,
-        console=err,
-        transient=False,
-    ) as bar:
-        task = bar.add_task(f"{suite.name} {label}", total=None, usage="")
-        priced = _priced(agents)
+    bar = _LazyProgress(
+        Progress(
+            TextColumn("[progress.description]{task.description}"),
+            BarColumn(),
+            MofNCompleteColumn(),
+            TextColumn("{task.fields[usage]}"),
+            TimeElapsedColumn(),
+            backoff,
+            console=err,
+            transient=False,
+        ),
+        f"{suite.name} {label}",
+    )
+    priced = _priced(agents)
 
-        def on_progress(event: RunEvent) -> None:
-            # Called from episode threads too; Progress.update takes its own lock.
-            if isinstance(event, RetryProgress):
-                backoff.set(event)
-                bar.refresh()
-            elif isinstance(event, UsageProgress):
-                bar.update(task, usage=_usage_text(event.tokens, event.cost_usd, priced))
-            elif isinstance(event, ProgressEvent):
-                job = event.job
-                bar.update(
-                    task,
-                    completed=event.done,
-                    total=event.total,
-                    description=f"{suite.name} {label} {job.box_id} {job.agent}",
-                    usage=_usage_text(event.tokens, event.cost_usd, priced),
-                )
+    def on_progress(event: RunEvent) -> None:
+        # Called from episode threads too; Progress.update takes its own lock.
+        if isinstance(event, RetryProgress):
+            backoff.set(event)
+            bar.refresh()
+        elif isinstance(event, UsageProgress):
+            bar.update(usage=_usage_text(event.tokens, event.cost_usd, priced))
+        elif isinstance(event, ProgressEvent):
+            job = event.job
+            bar.update(
+                completed=event.done,
+                total=event.total,
+                description=f"{suite.name} {label} {job.box_id} {job.agent}",
+                usage=_usage_text(event.tokens, event.cost_usd, priced),
+            )
 
+    try:
         result: RunResult = evaluate_suite(
             suite_dir,
             agents,
@@ -595,27 +618,69 @@ def _run(args: argparse.Namespace, out: Console, err: Console) -> int:
             max_cost=args.max_cost,
             max_tokens=args.max_tokens,
         )
+    finally:
+        bar.stop()
     print_summary(out, result.summary)
     m = result.manifest
+    failed = failure_summary({f"failed_{k}": v for k, v in m.failures.items()})
     out.print(
         f"{m.episodes} episode(s): {m.executed} run, {m.skipped} already done, "
-        f"{m.failed} failed. Results in [bold]{out_dir}[/] ("
+        f"{m.failed} failed{f' ({failed})' if failed else ''}. Results in [bold]{out_dir}[/] ("
         + ", ".join(f"{stem}{shard_suffix(shard)}.{ext}" for stem, ext in _OUTPUTS)
-        + ", trajectories/)"
+        + ", trajectories/)",
+        soft_wrap=True,
     )
-    if m.usage.calls:
-        cost = "-" if m.usage.cost_usd is None else f"${m.usage.cost_usd:.4f}"
-        out.print(
-            f"LLM usage: {m.usage.calls} call(s), {m.usage.tokens:,} tokens, {cost}"
-            + (f", {m.usage.retries} retried" if m.usage.retries else "")
-        )
     if m.stopped is not None:
         out.print(
             f"[yellow]Stopped:[/] {m.stopped}; {m.pending} episode(s) not run. "
             "Rerun the same command with a larger --max-cost/--max-tokens to finish."
         )
         return EXIT_STOPPED
+    if m.failed and not args.allow_failures:
+        retry = (
+            " Rerun the same command to retry the infrastructure failures."
+            if m.failures.get("infrastructure")
+            else ""
+        )
+        err.print(
+            f"{PROG}: {m.failed} episode(s) failed ({failed}); exit code {EXIT_FAILURES} "
+            f"(--allow-failures to accept them).{retry}",
+            markup=False,
+            highlight=False,
+            soft_wrap=True,
+        )
+        return EXIT_FAILURES
     return 0
+
+
+class _LazyProgress:
+    """A progress bar that appears with the first event, so that an error before any
+    episode (a refused folder, a held lock) is the only line on stderr."""
+
+    def __init__(self, progress: Progress, description: str) -> None:
+        self._progress = progress
+        self._description = description
+        self._task: Any = None
+        self._lock = threading.Lock()
+
+    def _started(self) -> Any:
+        with self._lock:
+            if self._task is None:
+                self._progress.start()
+                self._task = self._progress.add_task(self._description, total=None, usage="")
+            return self._task
+
+    def update(self, **fields: Any) -> None:
+        self._progress.update(self._started(), **fields)
+
+    def refresh(self) -> None:
+        self._started()
+        self._progress.refresh()
+
+    def stop(self) -> None:
+        with self._lock:
+            if self._task is not None:
+                self._progress.stop()
 
 
 _OUTPUTS = (("summary", "json"), ("summary", "csv"), ("index", "json"), ("run", "json"))
@@ -629,6 +694,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         return report_main(tokens[1:])
 
     def body() -> int:
+        suggest_subcommand(tokens, ("report",))
         check_spec_tokens(tokens)
         return _run(_parser().parse_args(tokens), out, err)
 

@@ -35,6 +35,7 @@ from blackboxes.automata.dfa import DFA
 from blackboxes.automata.metrics import myhill_nerode_scores, similarity
 from blackboxes.automata.passive import recovers
 from evaluator.dfa_trajectory import DfaCall, DfaTrajectory, round_half_up
+from evaluator.failures import scored
 from oracle_bench.errors import UsageError
 
 __all__ = [
@@ -422,7 +423,9 @@ def _row(
     pairs: Sequence[tuple[DfaTrajectory, DfaEpisodeMetrics]],
     factors: Sequence[float],
 ) -> DfaAggregateRow:
-    done = [m for t, m in pairs if t.status == "completed"]
+    # Completed episodes and agent failures (which count as unsuccessful); box and
+    # infrastructure failures are not scored (evaluator.failures).
+    done = [m for t, m in pairs if scored(t)]
     wins = [m for m in done if m.success]
     steps = [ks for m in done for _, ks in m.non_informative_steps]
     direct = set(DIRECT_KINDS)

@@ -8,9 +8,11 @@ agents. The rules (agentic automata learning, section 3; notes/dfa.md 1.2 and 1.
 - the budget is ``round_half_up(budget_factor * reference_cost)`` counted calls, where the
   reference cost is min(L* total, TTT total) on the box (box.json);
 - every valid call costs one unit, repeated words and repeated hypotheses included;
-- invalid calls (no JSON, an unknown tool, a foreign letter, a malformed DFA) are free but
-  recorded with ``error="invalid_call"``, and their reason is shown to the agent;
-  :data:`DEFAULT_MAX_INVALID_STREAK` of them in a row end the episode (a stuck agent);
+- invalid calls (no JSON, an unknown tool, a foreign letter, a malformed DFA, anything
+  over the limits of :mod:`oracle_bench.bounded`: text size, nesting, digits, non-string
+  keys) are free but recorded with ``error="invalid_call"``, and their one-line reason is
+  shown to the agent; :data:`DEFAULT_MAX_INVALID_STREAK` of them in a row end the episode
+  (a stuck agent). Structured calls are held to the same limits as text calls;
 - membership answers come from the box's own code through ``mq`` (a sandbox worker in the
   runner); a box fault costs the call and shows the fault's text;
 - equivalence answers come from the trusted target in hidden.json, never from the box code,
@@ -35,6 +37,7 @@ import json
 import logging
 import math
 import random
+import re
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Literal, Protocol, TypeVar, runtime_checkable
@@ -50,8 +53,21 @@ from blackboxes.automata.submission import (
 from blackboxes.box import DfaBoxInfo
 from blackboxes.store import Box
 from evaluator.dfa_trajectory import DfaCall, DfaTrajectory, round_half_up
+from evaluator.failures import FailureCause, cause_of
 from evaluator.protocol import CallResultLike
 from evaluator.usage import agent_llm_calls, totals_of
+from oracle_bench.bounded import (
+    MAX_DEPTH,
+    BoundsError,
+    check_text,
+    check_value,
+    decode_json,
+    json_nesting,
+    load_json,
+    preview,
+    recordable,
+    recordable_text,
+)
 from oracle_bench.errors import EvaluationError, InvalidQueryError, UnknownNameError, UsageError
 
 __all__ = [
@@ -123,7 +139,11 @@ class InvalidCallError(InvalidQueryError):
 
 
 class BoxFaultError(EvaluationError):
-    """The box failed on a membership query (the call was counted). ``kind`` names the fault."""
+    """The box failed on a membership query (the call was counted). ``kind`` names the fault.
+
+    An agent that lets it escape ends its episode with failure cause ``box``."""
+
+    failure_cause: FailureCause = "box"
 
     def __init__(self, kind: str, shown: str) -> None:
         self.kind = kind
@@ -307,18 +327,78 @@ class _Parsed:
 
 
 def _compact(obj: Any) -> str:
-    return json.dumps(obj, sort_keys=True, separators=(",", ":"), ensure_ascii=False, default=repr)
+    """Canonical JSON of a call for the record; never raises (see ``recordable``)."""
+    return json.dumps(
+        recordable(obj), sort_keys=True, separators=(",", ":"), ensure_ascii=False, default=repr
+    )
 
 
-def _json_objects(text: str) -> tuple[list[dict[str, Any]], str | None]:
-    """Every top-level JSON object in ``text`` (fences, tags and prose around are skipped)."""
-    decoder = json.JSONDecoder()
+def _quoted(value: Any, limit: int = 60) -> str:
+    """A value an agent sent, quoted in a one-line message and clipped."""
+    if isinstance(value, str) and len(value) <= limit:
+        return repr(value)
+    return preview(value, limit)
+
+
+def _key_list(keys: Sequence[str], shown: int = 5) -> str:
+    """Field names for a message: plain when short and printable, else quoted; at most
+    ``shown`` of them."""
+    names = [
+        k if len(k) <= 40 and k.isprintable() and not any(c.isspace() for c in k) else _quoted(k)
+        for k in keys[:shown]
+    ]
+    more = f" and {len(keys) - shown} more" if len(keys) > shown else ""
+    return ", ".join(names) + more
+
+
+# An object's start as the decoder needs it ('{' then a key or '}'); other braces (prose,
+# sets, LaTeX) fail at once and are skipped without scanning.
+_OBJECT_START = re.compile(r"\{\s*[\"}]")
+_SCAN_FACTOR = 8
+"""The search for objects in a text scans at most this many times its length (plus a
+little): a hostile text of many unclosed objects cannot make it quadratic."""
+
+
+def _json_objects(text: str) -> tuple[list[dict[str, Any]], str | None, str | None]:
+    """Every top-level JSON object in ``text`` (fences, tags and prose around are skipped),
+    the first decoding error, and the first limit an object broke (its one-line reason).
+
+    Decoding is bounded (``oracle_bench.bounded.decode_json``): an object nested too deep
+    is skipped whole after one linear scan, a number with too many digits or NaN refuses
+    the object it is in.
+    """
     found: list[dict[str, Any]] = []
     first_error: str | None = None
+    broken: str | None = None
+    budget = _SCAN_FACTOR * len(text) + 65_536
     i = text.find("{")
     while i != -1:
+        if not _OBJECT_START.match(text, i):
+            if first_error is None:  # fails at its first character: no recursion, no scan
+                try:
+                    json.JSONDecoder().raw_decode(text, i)
+                except json.JSONDecodeError as exc:
+                    first_error = f"{exc.msg} (line {exc.lineno}, column {exc.colno})"
+            i = text.find("{", i + 1)
+            continue
+        depth, extent = json_nesting(text, i)
+        budget -= 2 * (extent - i) + 1  # the scan, then the decoder's own pass
+        if budget < 0:
+            if first_error is None:
+                first_error = "too many unclosed objects to read"
+            break
+        if depth > MAX_DEPTH:
+            if broken is None:
+                broken = f"the call nests {depth} levels deep; at most {MAX_DEPTH} are allowed"
+            i = text.find("{", max(extent, i + 1))
+            continue
         try:
-            value, end = decoder.raw_decode(text, i)
+            value, end = decode_json(text, i, what="the call")
+        except BoundsError as exc:
+            if broken is None:
+                broken = str(exc)
+            i = text.find("{", max(extent, i + 1))
+            continue
         except json.JSONDecodeError as exc:
             if first_error is None:
                 first_error = f"{exc.msg} (line {exc.lineno}, column {exc.colno})"
@@ -329,7 +409,7 @@ def _json_objects(text: str) -> tuple[list[dict[str, Any]], str | None]:
             i = text.find("{", end)
         else:  # pragma: no cover - raw_decode at "{" only yields objects
             i = text.find("{", i + 1)
-    return found, first_error
+    return found, first_error, broken
 
 
 def _tool_of(obj: Mapping[str, Any]) -> str | None:
@@ -340,7 +420,7 @@ def _tool_of(obj: Mapping[str, Any]) -> str | None:
         raise _Refused(f"name the tool once (found {', '.join(repr(k) for k in keys)})")
     name = obj[keys[0]]
     if not isinstance(name, str):
-        raise _Refused(f"the tool name must be a string, got {name!r}")
+        raise _Refused(f"the tool name must be a string, got {_quoted(name)}")
     return name
 
 
@@ -352,12 +432,14 @@ def _arguments(obj: Mapping[str, Any], tool_key: str) -> dict[str, Any]:
     if len(keys) > 1 or extra:
         raise _Refused(
             f"put every argument inside {keys[0]!r}; unexpected field(s): "
-            + ", ".join(repr(k) for k in sorted(set(keys[1:]) | set(extra)))
+            + _key_list([repr(k) for k in sorted(set(keys[1:]) | set(extra))])
         )
     raw = obj[keys[0]]
     if isinstance(raw, str):
         try:
-            raw = json.loads(raw)
+            raw = load_json(raw, what=repr(keys[0]))
+        except BoundsError as exc:
+            raise _Refused(str(exc)) from None
         except json.JSONDecodeError as exc:
             raise _Refused(f"{keys[0]!r} is not valid JSON: {exc.msg}") from None
     if not isinstance(raw, dict):
@@ -366,9 +448,11 @@ def _arguments(obj: Mapping[str, Any], tool_key: str) -> dict[str, Any]:
 
 
 def _parse_call(text: str) -> _Parsed:
-    objects, error = _json_objects(text)
+    objects, error, broken = _json_objects(text)
     calls = [o for o in objects if any(k in o for k in _TOOL_KEYS)]
     if not calls:
+        if broken is not None:
+            raise _Refused(broken)
         if objects:
             raise _Refused('the JSON object has no "tool" field')
         if error is not None:
@@ -386,7 +470,7 @@ def _parse_call(text: str) -> _Parsed:
         unknown = sorted(set(args) - {"word"})
         if unknown:
             raise _Refused(
-                f'membership_query takes only "word"; unexpected: {", ".join(unknown)}', "mq"
+                f'membership_query takes only "word"; unexpected: {_key_list(unknown)}', "mq"
             )
         if "word" not in args:
             raise _Refused('membership_query needs a "word" ("" is the empty word)', "mq")
@@ -397,21 +481,29 @@ def _parse_call(text: str) -> _Parsed:
         unknown = sorted(set(args) - set(_DFA_KEYS))
         if unknown or len(given) > 1:
             raise _Refused(
-                'equivalence_query takes only "dfa"; unexpected: ' + ", ".join(unknown + given[1:]),
+                'equivalence_query takes only "dfa"; unexpected: ' + _key_list(unknown + given[1:]),
                 "eq",
             )
         if not given:
             raise _Refused('equivalence_query needs a "dfa"', "eq")
         return _Parsed("eq", args[given[0]])
-    raise _Refused(f"unknown tool {name!r}; the tools are membership_query and equivalence_query")
+    raise _Refused(
+        f"unknown tool {_quoted(name)}; the tools are membership_query and equivalence_query"
+    )
 
 
 def _normalise_hypothesis(raw: Any) -> Any:
-    if isinstance(raw, str):
-        try:
-            raw = json.loads(raw)
-        except json.JSONDecodeError as exc:
-            raise InvalidDfaError(f"the hypothesis is not valid JSON: {exc.msg}") from None
+    """The hypothesis with the seed's field names mapped; within the limits, or
+    :class:`InvalidDfaError` with the reason."""
+    try:
+        if isinstance(raw, str):
+            raw = load_json(raw, what="the hypothesis")
+        else:
+            check_value(raw, "the hypothesis")
+    except BoundsError as exc:
+        raise InvalidDfaError(str(exc)) from None
+    except json.JSONDecodeError as exc:
+        raise InvalidDfaError(f"the hypothesis is not valid JSON: {exc.msg}") from None
     if not isinstance(raw, Mapping):
         return raw
     out: dict[str, Any] = {}
@@ -516,7 +608,7 @@ class DfaEnvironment:
         alphabet, :class:`BoxFaultError` (counted) if the box fails, :class:`EpisodeOver`.
         """
         self._check_open()
-        text = _compact({"tool": "membership_query", "word": word})
+        text = _compact({"tool": "membership_query", "word": recordable(word)})
         shown, member, fault = self._membership(text, word)
         if fault is not None:
             raise BoxFaultError(fault, shown)
@@ -528,8 +620,9 @@ class DfaEnvironment:
         """None if ``hypothesis`` accepts exactly the language, else a counterexample.
 
         ``hypothesis`` is a :class:`DFA` or the submission format
-        (:mod:`blackboxes.automata.submission`). Raises :class:`InvalidCallError` (free) for
-        an invalid hypothesis, :class:`EpisodeOver` once the episode is over.
+        (:mod:`blackboxes.automata.submission`), held to the limits of text calls. Raises
+        :class:`InvalidCallError` (free) for an invalid hypothesis, :class:`EpisodeOver`
+        once the episode is over.
         """
         self._check_open()
         ready: DFA | None = None
@@ -541,7 +634,7 @@ class DfaEnvironment:
                 ready = hypothesis
         else:
             raw = hypothesis
-        text = _compact({"tool": "equivalence_query", "dfa": raw})
+        text = _compact({"tool": "equivalence_query", "dfa": recordable(raw)})
         shown, verdict = self._equivalence(text, raw, ready)
         if verdict is None:
             raise InvalidCallError(shown)
@@ -555,12 +648,13 @@ class DfaEnvironment:
         ``{"tool": "equivalence_query", "dfa": {...}}`` and the DFA seed's
         ``{"tool_name": ..., "arguments": {...}}`` (also ``is_word_in_language`` and
         ``evaluate_dfa_candidate`` with ``candidate_dfa``), inside code fences, tags or prose.
+        Text over the limits of :mod:`oracle_bench.bounded` is an invalid call (free).
         """
         self._check_open()
-        if not isinstance(text, str):
-            return self._invalid(
-                repr(text), None, f"a call must be text, got {type(text).__name__}"
-            )
+        try:
+            check_text(text, "a call")
+        except BoundsError as exc:
+            return self._invalid(recordable_text(text), None, str(exc))
         try:
             parsed = _parse_call(text)
         except _Refused as exc:
@@ -568,6 +662,18 @@ class DfaEnvironment:
         if parsed.tool == "mq":
             return self._membership(text, parsed.argument)[0]
         return self._equivalence(text, parsed.argument)[0]
+
+    def refuse(self, text: str, reason: str, tool_name: str | None = None) -> str:
+        """Record a call that could not even be read as an invalid call (free), with
+        ``reason`` shown; returns the text shown. For harnesses that take a call apart
+        before :meth:`call` (a model's native tool call with unusable arguments);
+        ``tool_name`` attributes it to a tool when it names one."""
+        self._check_open()
+        normal = tool_name.strip().lower() if isinstance(tool_name, str) else ""
+        tool: Literal["mq", "eq"] | None = (
+            "mq" if normal in _MQ_NAMES else "eq" if normal in _EQ_NAMES else None
+        )
+        return self._invalid(recordable_text(text), tool, " ".join(str(reason).split()))
 
     # -- internals ---------------------------------------------------------------
     def _check_open(self) -> None:
@@ -620,14 +726,19 @@ class DfaEnvironment:
 
     def _word_error(self, word: Any) -> str | None:
         if not isinstance(word, str):
-            return f'the word must be a string ("" is the empty word), got {_compact(word)}'
+            try:
+                check_value(word, "the word")
+            except BoundsError as exc:
+                return str(exc)
+            return f'the word must be a string ("" is the empty word), got {preview(word)}'
         if len(word) > MAX_WORD_LENGTH:
             return f"the word has {len(word)} letters; at most {MAX_WORD_LENGTH} are allowed"
         foreign = sorted({c for c in word if c not in self.alphabet})
         if foreign:
             hint = ' (the empty word is written "")' if word in ("ε", "λ", "epsilon") else ""
+            more = f" and {len(foreign) - 10} more" if len(foreign) > 10 else ""
             return (
-                f"letter(s) {', '.join(map(repr, foreign))} not in the alphabet "
+                f"letter(s) {', '.join(map(repr, foreign[:10]))}{more} not in the alphabet "
                 f"{{{', '.join(self.alphabet)}}}{hint}"
             )
         return None
@@ -772,6 +883,7 @@ def run_dfa_episode(
         max_invalid_streak=max_invalid_streak,
     )
     error: str | None = None
+    failure: FailureCause | None = None
     evaluator_notes: list[str] = []
     try:
         agent.play(env)
@@ -784,9 +896,14 @@ def run_dfa_episode(
                 f"evaluator: the agent raised after the episode ended: {message}"
             )
         else:
-            error = message
+            error, failure = message, cause_of(exc)
             log.warning(
-                "DFA episode %s/%s r%d failed: %s", box.info.id, agent_name, repetition, message
+                "DFA episode %s/%s r%d failed (%s): %s",
+                box.info.id,
+                agent_name,
+                repetition,
+                failure,
+                message,
             )
     if error is None and env.ended is None:
         evaluator_notes.append(f"evaluator: the agent stopped with {env.remaining} call(s) left")
@@ -815,6 +932,7 @@ def run_dfa_episode(
         agent_notes=_agent_notes(agent) + evaluator_notes,
         status="failed" if error is not None else "completed",
         error=error,
+        failure=failure,
     )
 
 
@@ -822,6 +940,7 @@ def failed_dfa_trajectory(
     box: Box,
     agent_name: str,
     error: str,
+    failure: FailureCause,
     *,
     suite: str,
     budget_factor: float = DEFAULT_BUDGET_FACTOR,
@@ -853,4 +972,5 @@ def failed_dfa_trajectory(
         invalid_calls=0,
         status="failed",
         error=error,
+        failure=failure,
     )

@@ -13,6 +13,8 @@ is dropped silently. The ``overall`` rows pool every bucket of an agent (bucket
 
 from __future__ import annotations
 
+import csv
+import io
 import itertools
 import math
 import re
@@ -21,7 +23,7 @@ from collections import defaultdict
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Literal
+from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 from rich import box as rich_box
@@ -37,12 +39,17 @@ from evaluator.dfa_metrics import (
     non_informative_rate_by_step,
 )
 from evaluator.dfa_trajectory import DfaTrajectory
+from evaluator.failures import FailureRow, failed_boxes, failure_counts, failure_rows, scored
 from evaluator.summary import (
     ALL_LEVELS,
     BOOTSTRAP_RESAMPLES,
+    FAILED_HEADER,
+    ci_text,
+    failed_cell,
     hierarchical_bootstrap_ci,
     rows_csv,
     run_usage,
+    title_tail,
     usage_columns,
     usage_table,
 )
@@ -59,7 +66,9 @@ __all__ = [
     "bucket_label",
     "bucket_of",
     "dfa_boxes_csv",
+    "dfa_metrics_csv",
     "dfa_metrics_table",
+    "dfa_run_columns",
     "dfa_summary_csv",
     "dfa_summary_table",
     "dfa_usage_table",
@@ -129,9 +138,18 @@ class DfaBoxRow(_Model):
     agent: str
     episodes: int
     failed: int
+    failed_agent: int = 0
+    """Failed through the agent: scored as a failure (see evaluator.failures)."""
+    failed_box: int = 0
+    """Failed through the box (a suite error)."""
+    failed_infrastructure: int = 0
+    """Failed through providers or the sandbox: not scored, retried on resume."""
+    excluded: bool = False
+    """The box failed in some episode of the run (any agent): left out for every agent."""
     budget: int
     reference_cost: int
     success_rate: float | None
+    """Over the scored repetitions (completed, and agent failures as failures)."""
     mq: float | None
     """Counted membership queries (box faults included)."""
     eq: float | None
@@ -160,9 +178,14 @@ class DfaGroupRow(_Model):
     states_min: int
     states_max: int
     boxes: int
-    """Boxes with at least one completed episode."""
+    """Boxes with a score (at least one scored episode, not left out)."""
     episodes: int
     failed: int
+    failed_agent: int = 0
+    failed_box: int = 0
+    failed_infrastructure: int = 0
+    boxes_excluded: int = 0
+    """Boxes left out because they failed (a suite error), for every agent alike."""
     success_rate: float | None
     success_ci_low: float | None
     success_ci_high: float | None
@@ -207,6 +230,10 @@ class DfaSummary(_Model):
     """K of the best-hypothesis similarity in ``metrics``."""
     metrics: list[DfaAggregateRow] = Field(default_factory=list)
     """The automata-learning metrics per agent x bucket (``evaluator.dfa_metrics``)."""
+    failures: list[FailureRow] = Field(default_factory=list)
+    """Every failed episode with its cause and error."""
+    excluded_boxes: list[str] = Field(default_factory=list)
+    """Boxes that failed in some episode (cause ``box``): left out of every score."""
 
 
 def _r(value: float | None) -> float | None:
@@ -235,27 +262,32 @@ class _Box:
     row: DfaBoxRow
     bucket: Bucket
     done: list[DfaTrajectory]
-    """Completed repetitions, in repetition order."""
+    """Completed repetitions, in repetition order (empty for a box left out)."""
+    scores: list[float]
+    """Scored repetitions' success (agent failures as 0), in repetition order."""
     usages: list[UsageTotals | None]
 
 
 def _group_row(agent: str, label: str, items: Sequence[_Box], seed: int) -> DfaGroupRow:
-    rows = [b.row for b in items]
+    every = [b.row for b in items]
+    rows = [r for r in every if not r.excluded]
     done = [t for b in items for t in b.done]
     wins = [t for t in done if t.success]
     rates = [r.success_rate for r in rows if r.success_rate is not None]
-    ci = hierarchical_bootstrap_ci(
-        [[float(t.success) for t in b.done] for b in items], seed, "dfa", agent, label
-    )
+    ci = hierarchical_bootstrap_ci([b.scores for b in items], seed, "dfa", agent, label)
     tools = [_tools(t) for t in done]
     return DfaGroupRow(
         agent=agent,
         bucket=label,
-        states_min=min(r.states for r in rows),
-        states_max=max(r.states for r in rows),
+        states_min=min(r.states for r in every),
+        states_max=max(r.states for r in every),
         boxes=len(rates),
-        episodes=sum(r.episodes for r in rows),
-        failed=sum(r.failed for r in rows),
+        episodes=sum(r.episodes for r in every),
+        failed=sum(r.failed for r in every),
+        failed_agent=sum(r.failed_agent for r in every),
+        failed_box=sum(r.failed_box for r in every),
+        failed_infrastructure=sum(r.failed_infrastructure for r in every),
+        boxes_excluded=sum(r.excluded for r in every),
         success_rate=_r(_mean(rates)),
         success_ci_low=_r(ci[0]) if ci else None,
         success_ci_high=_r(ci[1]) if ci else None,
@@ -301,13 +333,17 @@ def summarise_dfa(
         zip(trajs, metrics, strict=True), key=lambda p: (p[0].box_id, p[0].agent, p[0].repetition)
     )
     trajs = [t for t, _ in pairs]
+    excluded = failed_boxes(trajs)
     by_box: dict[tuple[str, str], list[DfaTrajectory]] = defaultdict(list)
     for t in trajs:
         by_box[(t.box_id, t.agent)].append(t)
 
     boxes: list[_Box] = []
     for (box_id, agent), eps in sorted(by_box.items()):
-        done = [t for t in eps if t.status == "completed"]
+        out = box_id in excluded
+        done = [] if out else [t for t in eps if t.status == "completed"]
+        # Agent failures count as unsuccessful; box and infrastructure failures are not scored.
+        scores = [] if out else [float(t.success) for t in eps if scored(t)]
         first = eps[0]
         bucket = bucket_of(first.states, buckets)
         tools = [_tools(t) for t in done]
@@ -318,10 +354,12 @@ def summarise_dfa(
             bucket=bucket_label(bucket),
             agent=agent,
             episodes=len(eps),
-            failed=len(eps) - len(done),
+            failed=sum(t.status == "failed" for t in eps),
+            **failure_counts(eps),
+            excluded=out,
             budget=first.budget,
             reference_cost=first.reference_cost,
-            success_rate=_r(_mean(float(t.success) for t in done)),
+            success_rate=_r(_mean(scores)),
             mq=_r(_mean(m for m, _ in tools)),
             eq=_r(_mean(e for _, e in tools)),
             calls=_r(_mean(t.queries_used for t in done)),
@@ -330,7 +368,7 @@ def summarise_dfa(
             errors=sorted({t.error for t in eps if t.error}),
             **usage_columns(usages).model_dump(),
         )
-        boxes.append(_Box(row, bucket, done, usages))
+        boxes.append(_Box(row, bucket, done, scores, usages))
 
     boot = seed if bootstrap_seed is None else bootstrap_seed
     by_group: dict[tuple[str, Bucket], list[_Box]] = defaultdict(list)
@@ -346,7 +384,8 @@ def summarise_dfa(
         _group_row(agent, ALL_LEVELS, items, boot) for agent, items in sorted(by_agent.items())
     ]
     present = sorted({bucket_of(t.states, buckets) for t in trajs} | set(buckets))
-    rows_m = aggregate_dfa_metrics(trajs, present, metrics=[m for _, m in pairs])
+    kept = [(t, m) for t, m in pairs if t.box_id not in excluded]
+    rows_m = aggregate_dfa_metrics([t for t, _ in kept], present, metrics=[m for _, m in kept])
     return DfaSummary(
         suite=suite,
         seed=seed,
@@ -360,17 +399,67 @@ def summarise_dfa(
         similarity_len=similarity_len,
         metrics=[m for m in rows_m if m.episodes or m.failed],
         usage=run_usage(t.usage for t in trajs),
+        failures=failure_rows(trajs),
+        excluded_boxes=sorted(excluded),
     )
+
+
+def dfa_run_columns(summary: DfaSummary) -> dict[str, Any]:
+    """The columns that say which run a CSV row comes from (first in every CSV)."""
+    return {
+        "suite": summary.suite,
+        "budget_factor": summary.budget_factor,
+        "seed": summary.seed,
+        "repeats": summary.repeats,
+        "bootstrap_seed": summary.bootstrap_seed,
+    }
 
 
 def dfa_summary_csv(summary: DfaSummary) -> str:
     """The group rows, then the per-agent rows (bucket ``all``), as CSV."""
-    return rows_csv(DfaGroupRow, [*summary.groups, *summary.overall])
+    return rows_csv(DfaGroupRow, [*summary.groups, *summary.overall], dfa_run_columns(summary))
 
 
 def dfa_boxes_csv(summary: DfaSummary) -> str:
     """One row per box x agent as CSV."""
-    return rows_csv(DfaBoxRow, summary.boxes)
+    return rows_csv(DfaBoxRow, summary.boxes, dfa_run_columns(summary))
+
+
+def dfa_metrics_csv(summary: DfaSummary) -> str:
+    """The automata-learning metrics rows (agent x bucket) as CSV: nested figures become
+    columns of their own (``success_at_1.5``, ``mn_compression_precision``), plus the
+    similarity length K."""
+    mn_names: list[str] = []
+    for row in summary.metrics:
+        for name in row.myhill_nerode_mean or {}:
+            if name not in mn_names:
+                mn_names.append(name)
+    factors: list[str] = []
+    for row in summary.metrics:
+        for key in row.success_at:
+            if key not in factors:
+                factors.append(key)
+    flat: list[dict[str, Any]] = []
+    for row in summary.metrics:
+        data = row.model_dump()
+        success_at = data.pop("success_at") or {}
+        mn = data.pop("myhill_nerode_mean") or {}
+        cells = {**dfa_run_columns(summary), "similarity_len": summary.similarity_len, **data}
+        cells.update({f"success_at_{f}": success_at.get(f) for f in factors})
+        cells.update({f"mn_{name}": mn.get(name) for name in mn_names})
+        flat.append(cells)
+    fields = (
+        [*dfa_run_columns(summary), "similarity_len"]
+        + [k for k in DfaAggregateRow.model_fields if k not in ("success_at", "myhill_nerode_mean")]
+        + [f"success_at_{f}" for f in factors]
+        + [f"mn_{name}" for name in mn_names]
+    )
+    buffer = io.StringIO()
+    writer = csv.DictWriter(buffer, fieldnames=fields, lineterminator="\n")
+    writer.writeheader()
+    for cells in flat:
+        writer.writerow({k: "" if v is None else v for k, v in cells.items()})
+    return buffer.getvalue()
 
 
 def write_dfa_summary(
@@ -379,9 +468,9 @@ def write_dfa_summary(
     episode_metrics: Mapping[str, tuple[str, DfaEpisodeMetrics]] | None = None,
     suffix: str = "",
 ) -> None:
-    """Write ``summary.json``, ``summary.csv``, ``boxes.csv`` and, given ``{trajectory file
-    name: (agent, metrics)}``, ``metrics.json`` atomically into ``out_dir``; ``suffix``
-    goes before each extension (``summary.shard-1-of-4.json``).
+    """Write ``summary.json``, ``summary.csv``, ``boxes.csv``, ``metrics.csv`` and, given
+    ``{trajectory file name: (agent, metrics)}``, ``metrics.json`` atomically into
+    ``out_dir``; ``suffix`` goes before each extension (``summary.shard-1-of-4.json``).
 
     metrics.json holds ``episodes`` (every episode's metrics by file name) and
     ``non_informative_rate_by_step`` (per agent, ``[step, rate, episodes reaching it]``
@@ -393,6 +482,7 @@ def write_dfa_summary(
     )
     atomic_write_text(out / f"summary{suffix}.csv", dfa_summary_csv(summary))
     atomic_write_text(out / f"boxes{suffix}.csv", dfa_boxes_csv(summary))
+    atomic_write_text(out / f"metrics{suffix}.csv", dfa_metrics_csv(summary))
     if episode_metrics is not None:
         by_agent: dict[str, list[DfaEpisodeMetrics]] = defaultdict(list)
         for agent, m in episode_metrics.values():
@@ -413,12 +503,6 @@ def _fmt(value: float | None, digits: int = 1) -> str:
     return "-" if value is None else f"{value:.{digits}f}"
 
 
-def _ci(row: DfaGroupRow) -> str:
-    if row.success_ci_low is None or row.success_ci_high is None:
-        return "-"
-    return f"{row.success_ci_low:.2f}-{row.success_ci_high:.2f}"
-
-
 def dfa_summary_table(summary: DfaSummary) -> Table:
     """One row per agent x bucket: success rate and its 95% CI; medians of MQ, EQ, counted
     calls and (successes only) cost and cost / reference cost; mean invalid calls; tokens
@@ -428,7 +512,7 @@ def dfa_summary_table(summary: DfaSummary) -> Table:
     table = Table(
         title=(
             f"DFA · {summary.suite} · budget x{summary.budget_factor:g} of min(L*, TTT) · "
-            f"seed {summary.seed}"
+            f"{title_tail(summary.seed, summary.bootstrap_seed)}"
         ),
         title_justify="left",
         box=rich_box.SIMPLE_HEAVY,
@@ -438,7 +522,7 @@ def dfa_summary_table(summary: DfaSummary) -> Table:
     table.add_column("agent", no_wrap=True)
     table.add_column("states", no_wrap=True)
     headers = ["boxes", "success", "95% CI", "MQ", "EQ", "calls", "cost", "/ref", "inv."]
-    for name in headers + (["failed"] if show_failed else []):
+    for name in headers + ([FAILED_HEADER] if show_failed else []):
         table.add_column(name, justify="right", no_wrap=True, min_width=len(name))
     pooled = len({g.bucket for g in summary.groups}) > 1
     rows = [*summary.groups, *(summary.overall if pooled else [])]
@@ -450,7 +534,7 @@ def dfa_summary_table(summary: DfaSummary) -> Table:
             g.bucket,
             str(g.boxes),
             _fmt(g.success_rate, 2),
-            _ci(g),
+            ci_text(g.success_ci_low, g.success_ci_high),
             _fmt(g.mq_median),
             _fmt(g.eq_median),
             _fmt(g.calls_median),
@@ -458,14 +542,14 @@ def dfa_summary_table(summary: DfaSummary) -> Table:
             _fmt(g.cost_ratio_median, 2),
             _fmt(g.invalid_calls_mean),
         ]
-        table.add_row(*cells, *([str(g.failed)] if show_failed else []))
+        table.add_row(*cells, *([failed_cell(g)] if show_failed else []))
     return table
 
 
 def dfa_usage_table(summary: DfaSummary) -> Table | None:
     """LLM usage per agent x bucket, or None when no agent called a model."""
     return usage_table(
-        f"LLM usage · DFA · {summary.suite} · seed {summary.seed}",
+        f"LLM usage · DFA · {summary.suite} · {title_tail(summary.seed, summary.bootstrap_seed)}",
         summary.groups,
         lambda g: g.bucket,
         "states",

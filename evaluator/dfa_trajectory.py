@@ -11,10 +11,11 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 from blackboxes.automata.dfa import DFA
 from blackboxes.box import DfaBaselineCost
+from evaluator.failures import FailureCause, fill_failure
 from evaluator.trajectory import EpisodeStatus, read_record
 from evaluator.usage import LlmCallRecord, UsageTotals
 from oracle_bench.jsonio import atomic_write_text, canonical_json
@@ -121,6 +122,10 @@ class DfaTrajectory(_Model):
     a resumed run reuses the episode only with the same settings."""
     status: EpisodeStatus
     error: str | None = None
+    failure: FailureCause | None = None
+    """Why a failed episode failed (see :mod:`evaluator.failures`); None when it completed."""
+
+    _fill_failure = model_validator(mode="before")(fill_failure)
 
     def target_dfa(self) -> DFA:
         """The hidden target as a DFA."""

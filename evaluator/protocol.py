@@ -3,7 +3,11 @@
 Exploration: T turns; each answered query or invalid reply costs a turn. The agent
 sees the box's task intro, a banner per turn and, per turn, the rendered output, the
 family's parse error, or the sandbox error's ``render()``. In ``deferred`` mode the T
-replies are collected blind and the answers revealed together afterwards.
+replies are collected blind and the answers revealed together afterwards. Replies are
+hostile: one that is not text or is over the limits of :mod:`oracle_bench.bounded`
+(1 MiB, valid UTF-8) is an invalid turn with the reason, before the family sees it, and
+is recorded through its stand-in; such an answer is judged wrong, with the reason in its
+feedback and its record.
 
 Evaluation: K = ``family.test_items`` held-out inputs, drawn after exploration from
 ``family.test_inputs(rng_for(hidden.test_seed, "test"), K, exclude=queried inputs)``,
@@ -24,6 +28,7 @@ from typing import Any, Protocol
 from blackboxes.families import Family
 from blackboxes.store import Box
 from evaluator.agents import Agent, Briefing, Observation, Question
+from evaluator.failures import BoxFailureError, FailureCause, cause_of
 from evaluator.spec import FeedbackMode, TurnShot
 from evaluator.trajectory import (
     AttemptRecord,
@@ -33,6 +38,7 @@ from evaluator.trajectory import (
     TurnRecord,
 )
 from evaluator.usage import agent_llm_calls, totals_of
+from oracle_bench.bounded import BoundsError, check_text, recordable_text
 from oracle_bench.errors import EvaluationError, InvalidQueryError
 from oracle_bench.rng import rng_for
 
@@ -120,12 +126,13 @@ def _name(value: Any) -> str:
     return str(inner)
 
 
-def _text(agent_reply: object, method: str) -> str:
-    if not isinstance(agent_reply, str):
-        raise EvaluationError(
-            f"agent.{method}() returned {type(agent_reply).__name__}, expected str"
-        )
-    return agent_reply
+def _checked(agent_reply: object, what: str) -> tuple[str, str | None]:
+    """(the text to parse and record, None) for a usable reply; (its recording stand-in,
+    the one-line reason) for one that is not text or is over the limits."""
+    try:
+        return check_text(agent_reply, what), None
+    except BoundsError as exc:
+        return recordable_text(agent_reply), str(exc)
 
 
 @dataclass
@@ -142,12 +149,21 @@ class _Episode:
     items: list[ItemRecord] = field(default_factory=list)
 
     # -- exploration ----------------------------------------------------------
-    def _answer_turn(self, index: int, text: str) -> tuple[TurnRecord, Observation]:
-        """Parse one reply and ask the box; never raises for a bad reply or a box fault."""
+    def _parse(self, reply: object) -> tuple[str, JSONValue, str | None]:
+        """(recorded text, query, None), or (recorded text, None, why it is invalid)."""
+        text, problem = _checked(reply, "the reply")
+        if problem is not None:
+            return text, None, problem
         try:
-            x = self.family.parse_query(text)
+            return text, self.family.parse_query(text), None
         except InvalidQueryError as exc:
-            shown = str(exc)
+            return text, None, str(exc)
+
+    def _answer_turn(self, index: int, reply: object) -> tuple[TurnRecord, Observation]:
+        """Parse one reply and ask the box; never raises for a bad reply or a box fault."""
+        text, x, problem = self._parse(reply)
+        if problem is not None:
+            shown = problem
             rec = TurnRecord(
                 index=index,
                 text=text,
@@ -185,19 +201,18 @@ class _Episode:
         rec = TurnRecord(index=index, text=text, query=x, valid=True, shown=shown, error_kind=kind)
         return rec, Observation(turn=index, query_text=text, response=shown, query=x)
 
-    def _reply(self, index: int, total: int) -> tuple[str, list[TurnRecord]]:
-        """The reply for turn ``index``; with free invalid replies, unparseable ones are
-        recorded (``counted=False``), shown their error at once and re-asked up to
-        ``ctx.max_reasks`` times (the parse error says nothing about the box)."""
+    def _reply(self, index: int, total: int) -> tuple[object, list[TurnRecord]]:
+        """The reply for turn ``index`` (as the agent gave it); with free invalid replies,
+        unparseable ones are recorded (``counted=False``), shown their error at once and
+        re-asked up to ``ctx.max_reasks`` times (the parse error says nothing about the box)."""
         free: list[TurnRecord] = []
         while True:
-            text = _text(self.agent.query(turn_banner(index, total)), "query")
+            reply = self.agent.query(turn_banner(index, total))
             if self.ctx.invalid_costs_turn or len(free) >= self.ctx.max_reasks:
-                return text, free
-            try:
-                self.family.parse_query(text)
-            except InvalidQueryError as exc:
-                shown = f"{exc} (invalid reply, not counted; the turn is asked again)"
+                return reply, free
+            text, _, problem = self._parse(reply)
+            if problem is not None:
+                shown = f"{problem} (invalid reply, not counted; the turn is asked again)"
                 rec = TurnRecord(
                     index=index,
                     text=text,
@@ -210,7 +225,7 @@ class _Episode:
                 free.append(rec)
                 self.agent.observe(Observation(turn=index, query_text=text, response=shown))
                 continue
-            return text, free
+            return reply, free
 
     def explore(self) -> None:
         total = self.ctx.spec.turns
@@ -248,7 +263,7 @@ class _Episode:
             result = self.env.call(x)
             if not result.ok:
                 kind = _name(result.error.kind) if result.error is not None else "unknown"
-                raise EvaluationError(
+                raise BoxFailureError(
                     f"the box failed on held-out input {self.family.format_query(x)!r} ({kind})"
                 )
             pairs.append((x, result.value))
@@ -272,15 +287,16 @@ class _Episode:
                 question = Question(
                     prompt=prompt, input_text=input_text, input=x, item=n, attempt=a
                 )
-                text = _text(self.agent.answer(question), "answer")
-                correct = self.family.check_answer(expected, text)
+                text, problem = _checked(self.agent.answer(question), "your answer")
+                correct = problem is None and self.family.check_answer(expected, text)
                 attempts.append(AttemptRecord(text=text, correct=correct))
+                wrong = "Your answer is wrong." if problem is None else f"Wrong: {problem}."
                 if correct:
                     message = "Your answer is correct."
                 elif a + 1 < shots:
-                    message = "Your answer is wrong. Please try again."
+                    message = f"{wrong} Please try again."
                 else:
-                    message = "Your answer is wrong."
+                    message = wrong
                 if n < k and (correct or a + 1 == shots):
                     message += " Let's move to the next question."
                 self.agent.feedback(correct, message)
@@ -298,13 +314,14 @@ class _Episode:
             )
 
     # -- record ---------------------------------------------------------------
-    def trajectory(self, error: str | None) -> Trajectory:
+    def trajectory(self, error: str | None, failure: FailureCause | None = None) -> Trajectory:
         k = len(self.items)
         completed = error is None
         accuracy = sum(item.correct for item in self.items) / k if completed and k else None
         if completed and k == 0:
             accuracy = None
             error = "the family produced no held-out items"
+            failure = "box"
             completed = False
         calls = agent_llm_calls(self.agent)
         try:
@@ -328,6 +345,7 @@ class _Episode:
             usage=totals_of(calls) if calls else None,
             status="completed" if completed else "failed",
             error=error,
+            failure=None if completed else (failure or "agent"),
         )
 
 
@@ -389,14 +407,22 @@ def run_episode(
         episode.evaluate()
     except Exception as exc:
         message = f"{type(exc).__name__}: {exc}"
+        cause = cause_of(exc)
         log.warning(
-            "episode %s/%s r%d failed: %s", box.info.id, ctx.agent_name, ctx.repetition, message
+            "episode %s/%s r%d failed (%s): %s",
+            box.info.id,
+            ctx.agent_name,
+            ctx.repetition,
+            cause,
+            message,
         )
-        return episode.trajectory(message)
+        return episode.trajectory(message, cause)
     return episode.trajectory(None)
 
 
-def failed_trajectory(box: Box, family: Family, ctx: EpisodeContext, error: str) -> Trajectory:
+def failed_trajectory(
+    box: Box, family: Family, ctx: EpisodeContext, error: str, failure: FailureCause
+) -> Trajectory:
     """The record of an episode that could not start (e.g. the box's sandbox refused it)."""
     return Trajectory(
         **_header(box, ctx, briefing_text(box, ctx.spec, family.test_items)),
@@ -408,4 +434,5 @@ def failed_trajectory(box: Box, family: Family, ctx: EpisodeContext, error: str)
         invalid_turns=0,
         status="failed",
         error=error,
+        failure=failure,
     )

@@ -448,12 +448,16 @@ def summarise_run(
     return RunReport(dfa_summary, by_file)
 
 
-def write_run_summary(records: RunRecords, report: RunReport) -> list[Path]:
-    """Write the summary files into the run directory; returns their paths."""
-    out = records.run_dir
+def write_run_summary(
+    records: RunRecords, report: RunReport, out_dir: Path | None = None
+) -> list[Path]:
+    """Write the summary files into ``out_dir`` (default: the run directory); returns
+    their paths."""
+    out = records.run_dir if out_dir is None else Path(out_dir)
+    out.mkdir(parents=True, exist_ok=True)
     if isinstance(report.summary, DfaSummary):
         write_dfa_summary(report.summary, out, report.episode_metrics)
-        names = ["summary.json", "summary.csv", "boxes.csv", "metrics.json"]
+        names = ["summary.json", "summary.csv", "boxes.csv", "metrics.csv", "metrics.json"]
     else:
         write_summary(report.summary, out)
         names = ["summary.json", "summary.csv", "boxes.csv"]

@@ -50,7 +50,6 @@ from __future__ import annotations
 
 import dataclasses
 import datetime as dt
-import json
 import logging
 import os
 import re
@@ -68,6 +67,7 @@ from blackboxes.box import SuiteInfo
 from blackboxes.families import Family, get_family
 from blackboxes.store import Box, load_box, load_suite
 from evaluator._pool import BoxWorkerPool, PooledBox, start_sandbox_worker
+from evaluator._run_folder import RunDefinition, claim_folder, episode_settings, lock_name
 from evaluator._schedule import run_jobs
 from evaluator.agents import AgentContext, check_agent_name, make_agent
 from evaluator.dfa_metrics import (
@@ -97,6 +97,7 @@ from evaluator.dfa_summary import (
     write_dfa_summary,
 )
 from evaluator.dfa_trajectory import DfaTrajectory, load_dfa_trajectory, save_dfa_trajectory
+from evaluator.failures import FAILURE_CAUSES, FailureCause, cause_of, retried_on_resume
 from evaluator.protocol import DEFAULT_MAX_REASKS, EpisodeContext, failed_trajectory, run_episode
 from evaluator.spec import FeedbackMode, TurnShot, parse_feedback
 from evaluator.summary import Summary, summarise, write_summary
@@ -108,8 +109,9 @@ from evaluator.trajectory import (
 )
 from evaluator.usage import BudgetExhausted, LlmCallRecord, RunBudget, UsageTotals, check_priced
 from oracle_bench import __version__
-from oracle_bench.errors import OracleBenchError, UsageError
+from oracle_bench.errors import CorruptBoxError, EvaluationError, OracleBenchError, UsageError
 from oracle_bench.jsonio import atomic_write_text, canonical_json, sha256_hex
+from oracle_bench.lock import FolderLock
 from oracle_bench.rng import rng_for
 
 if TYPE_CHECKING:
@@ -286,6 +288,9 @@ class RunManifest(_Model):
     executed: int
     skipped: int
     failed: int
+    failures: dict[str, int] = Field(default_factory=dict)
+    """Failed episodes by cause (``agent``, ``box``, ``infrastructure``; see
+    :mod:`evaluator.failures`)."""
     pending: int = 0
     """Jobs not finished (stopped by the budget or Ctrl-C)."""
     usage: UsageTotals = Field(default_factory=UsageTotals)
@@ -410,12 +415,13 @@ def _stored(path: Path, load: Callable[[Path], _T]) -> _T | None:
 
 
 def _reusable(path: Path, box: Box, ctx: EpisodeContext) -> Trajectory | None:
-    """The stored trajectory if it is a completed record of exactly this job."""
+    """The stored trajectory if it is a final record of exactly this job: completed, or
+    failed for a cause a rerun would not change (agent, box; see evaluator.failures)."""
     traj = _stored(path, load_trajectory)
     if traj is None:
         return None
     same = (
-        traj.status == "completed"
+        not retried_on_resume(traj.status, traj.failure)
         and traj.box_id == box.info.id
         and traj.box_digest == box.digest
         and traj.agent == ctx.agent_name
@@ -430,12 +436,13 @@ def _reusable(path: Path, box: Box, ctx: EpisodeContext) -> Trajectory | None:
 def _reusable_dfa(
     path: Path, box: Box, agent: str, seed: int, repetition: int, budget_factor: float
 ) -> DfaTrajectory | None:
-    """The stored DFA trajectory if it is a completed record of exactly this job."""
+    """The stored DFA trajectory if it is a final record of exactly this job (as
+    :func:`_reusable`)."""
     traj = _stored(path, load_dfa_trajectory)
     if traj is None:
         return None
     same = (
-        traj.status == "completed"
+        not retried_on_resume(traj.status, traj.failure)
         and traj.box_id == box.info.id
         and traj.box_digest == box.digest
         and traj.agent == agent
@@ -694,7 +701,7 @@ class _Kind(Protocol):
 
     def reusable(self, path: Path, box: Box, job: EpisodeJob) -> Any: ...
 
-    def cannot_start(self, box: Box, job: EpisodeJob, error: str) -> Any: ...
+    def cannot_start(self, box: Box, job: EpisodeJob, error: str, failure: FailureCause) -> Any: ...
 
     def play(self, box: Box, job: EpisodeJob, env: Any) -> Any: ...
 
@@ -727,7 +734,7 @@ class _Run:
     max_tokens: int | None
     budget: _Budget | None = None
     all_settings: dict[str, Any] = field(default_factory=dict)
-    """The run's episode settings by flag (:func:`_episode_settings`), set by ``go``."""
+    """The run's episode settings by flag (``episode_settings``), set by ``go``."""
 
     def emit(self, event: RunEvent) -> None:
         if self.progress is not None:
@@ -790,34 +797,37 @@ class _Run:
 
     def job_settings(self, job: EpisodeJob) -> dict[str, Any]:
         """The settings recorded in a job's trajectory: the turn@shot ones for every
-        agent, the LLM ones for LLM agents (see :func:`_episode_settings`)."""
+        agent, the LLM ones for LLM agents (see ``episode_settings``)."""
         llm = job.agent in self.llm_names
         return {k: v for k, v in self.all_settings.items() if llm or k in _NON_LLM_SETTINGS}
 
-    def refuse_other_settings(self, arguments: RunArguments) -> None:
-        """A directory made with other untracked episode settings is not resumed."""
-        mine = _episode_settings(arguments.model_dump(mode="json"))
-        for path in sorted(self.out_dir.glob("run*.json")):
-            try:
-                stored = json.loads(path.read_text(encoding="utf-8"))
-                theirs = _episode_settings(stored.get("arguments") or {})
-            except (OSError, ValueError, AttributeError):
-                continue  # an unreadable old manifest is overwritten, not trusted
-            for flag, value in mine.items():
-                if flag in theirs and theirs[flag] != value:
-                    raise UsageError(
-                        f"{self.out_dir} holds a run made with {flag} {_show(theirs[flag])}, "
-                        f"not {_show(value)}: use the same settings to resume, or another --out"
-                    )
+    def definition(self, kind: _Kind, arguments: RunArguments, suite_sha: str) -> RunDefinition:
+        args = arguments.model_dump(mode="json")
+        return RunDefinition(
+            kind="dfa" if isinstance(kind, _DfaKind) else "turns",
+            suite=self.suite.name,
+            suite_json_sha256=suite_sha,
+            spec=args["spec"],
+            feedback=args["feedback"],
+            budget_factor=args["budget_factor"],
+            seed=self.seed,
+            settings=episode_settings(args),
+        )
 
     # -- the loop ---------------------------------------------------------------------
     def go(self, kind: _Kind) -> RunResult:
-        started, clock = _now(), time.monotonic()
+        """Take the folder's lock, check and record the run's definition, run."""
+        if self.out_dir.exists() and not self.out_dir.is_dir():
+            raise UsageError(f"--out {self.out_dir} is a file, not a folder")
         suite_sha = sha256_hex((self.suite_dir / "suite.json").read_bytes())
         arguments = self.arguments(kind)
+        with FolderLock(self.out_dir / lock_name(shard_suffix(self.shard)), "oracle-eval run"):
+            claim_folder(self.out_dir, self.definition(kind, arguments, suite_sha))
+            return self._go(kind, arguments, suite_sha)
+
+    def _go(self, kind: _Kind, arguments: RunArguments, suite_sha: str) -> RunResult:
+        started, clock = _now(), time.monotonic()
         digest = self.config_digest(arguments, suite_sha)
-        if self.out_dir.exists():
-            self.refuse_other_settings(arguments)
         boxes = {box.info.id: box for box in self.boxes}
         jobs = job_list(list(boxes), self.agents, self.repeats, self.shard)
         total = len(jobs)
@@ -828,7 +838,7 @@ class _Run:
         # Finished episodes first: they seed the budget and are reported as skipped.
         pending: list[EpisodeJob] = []
         seed_cost, seed_tokens = 0.0, 0
-        self.all_settings = _episode_settings(arguments.model_dump(mode="json"))
+        self.all_settings = episode_settings(arguments.model_dump(mode="json"))
         for job in jobs:
             record = kind.reusable(trajectory_path(self.out_dir, job), boxes[job.box_id], job)
             if record is not None and record.settings != self.job_settings(job):
@@ -944,6 +954,7 @@ class _Run:
             executed=executed,
             skipped=skipped,
             failed=sum(t.status == "failed" for t in trajs),
+            failures={cause: sum(t.failure == cause for t in trajs) for cause in FAILURE_CAUSES},
             pending=left,
             usage=usage,
             stopped=stopped,
@@ -1024,10 +1035,12 @@ class _Run:
             except OracleBenchError as exc:
                 if interrupted.is_set():
                     return _Outcome(job, None, "interrupted", "interrupted")
-                # SandboxCompileError, IsolationUnavailableError, WorkerError: the box
-                # cannot start; the run goes on.
-                log.warning("box %s cannot start: %s", box.info.id, exc)
-                record = kind.cannot_start(box, job, f"{type(exc).__name__}: {exc}")
+                # SandboxCompileError or a failure while loading (box), isolation
+                # unavailable or a worker that would not start (infrastructure): the
+                # episode fails with that cause and the run goes on.
+                cause = cause_of(exc)
+                log.warning("box %s cannot start (%s): %s", box.info.id, cause, exc)
+                record = kind.cannot_start(box, job, f"{type(exc).__name__}: {exc}", cause)
                 record = record.model_copy(update={"settings": self.job_settings(job)})
                 kind.save(record, path)
                 return _Outcome(job, record, "ran")
@@ -1043,28 +1056,7 @@ class _Run:
         return _Outcome(job, record, "ran")
 
 
-def _show(value: Any) -> str:
-    return json.dumps(value, sort_keys=True) if not isinstance(value, str) else value
-
-
 _NON_LLM_SETTINGS = ("--invalid-turns", "--max-reasks")
-
-
-def _episode_settings(arguments: dict[str, Any]) -> dict[str, Any]:
-    """The settings that shape episodes beyond what a trajectory's header says, by flag:
-    recorded in each trajectory (``settings``) and in the manifest, and compared on resume."""
-    found: dict[str, Any] = {}
-    if arguments.get("invalid_turns") is not None:
-        found["--invalid-turns"] = arguments["invalid_turns"]
-    if arguments.get("max_reasks") is not None:
-        found["--max-reasks"] = arguments["max_reasks"]
-    llm = arguments.get("llm")
-    if isinstance(llm, dict):
-        found["--protocol"] = llm.get("protocol")
-        found["--history"] = llm.get("history")
-        found["--model-option"] = llm.get("options") or {}
-        found["--max-reasks (LLM)"] = llm.get("max_reasks")
-    return found
 
 
 def _write_suffixed(out_dir: Path, suffix: str, write: Callable[[Path], _T]) -> _T:
@@ -1124,8 +1116,10 @@ class _TurnsKind:
     def reusable(self, path: Path, box: Box, job: EpisodeJob) -> Trajectory | None:
         return _reusable(path, box, self.ctx(job))
 
-    def cannot_start(self, box: Box, job: EpisodeJob, error: str) -> Trajectory:
-        return failed_trajectory(box, self.families[box.info.id], self.ctx(job), error)
+    def cannot_start(
+        self, box: Box, job: EpisodeJob, error: str, failure: FailureCause
+    ) -> Trajectory:
+        return failed_trajectory(box, self.families[box.info.id], self.ctx(job), error, failure)
 
     def play(self, box: Box, job: EpisodeJob, env: Any) -> Trajectory:
         family = self.families[box.info.id]
@@ -1144,7 +1138,7 @@ class _TurnsKind:
                 agent = make_agent(job.agent, agent_ctx)
         except Exception as exc:
             log.warning("agent %s cannot start: %s", job.agent, exc)
-            return failed_trajectory(box, family, ctx, f"{type(exc).__name__}: {exc}")
+            return failed_trajectory(box, family, ctx, f"{type(exc).__name__}: {exc}", "agent")
         try:
             return run_episode(box, family, agent, env, ctx)
         finally:
@@ -1184,6 +1178,13 @@ class _DfaKind:
         self.budget_factor = budget_factor
         self.buckets = buckets
         self.similarity_len = similarity_len
+        for box in run.boxes:
+            try:
+                box_target(box)
+            except EvaluationError as exc:
+                # Every record of an episode names its target: without one the suite
+                # itself is unusable, for every agent.
+                raise CorruptBoxError(str(exc), box.path) from None
 
     def arguments(self) -> dict[str, Any]:
         return {
@@ -1207,8 +1208,10 @@ class _DfaKind:
             path, box, job.agent, self.run.seed, job.repetition, self.budget_factor
         )
 
-    def cannot_start(self, box: Box, job: EpisodeJob, error: str) -> DfaTrajectory:
-        return failed_dfa_trajectory(box, job.agent, error, **self.common(job))
+    def cannot_start(
+        self, box: Box, job: EpisodeJob, error: str, failure: FailureCause
+    ) -> DfaTrajectory:
+        return failed_dfa_trajectory(box, job.agent, error, failure, **self.common(job))
 
     def play(self, box: Box, job: EpisodeJob, env: Any) -> DfaTrajectory:
         common = self.common(job)
@@ -1229,7 +1232,8 @@ class _DfaKind:
                 agent = make_dfa_agent(job.agent, ctx)
         except Exception as exc:
             log.warning("agent %s cannot start: %s", job.agent, exc)
-            return failed_dfa_trajectory(box, job.agent, f"{type(exc).__name__}: {exc}", **common)
+            message = f"{type(exc).__name__}: {exc}"
+            return failed_dfa_trajectory(box, job.agent, message, "agent", **common)
         try:
             layers = sorted(str(getattr(layer, "value", layer)) for layer in env.layers)
         except Exception:

@@ -29,7 +29,7 @@ import io
 import math
 import statistics
 from collections import defaultdict
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Protocol
@@ -39,6 +39,14 @@ from rich import box as rich_box
 from rich.table import Table
 
 from blackboxes.families import get_family
+from evaluator.failures import (
+    FailureRow,
+    failed_boxes,
+    failure_counts,
+    failure_rows,
+    failure_warnings,
+    scored,
+)
 from evaluator.metrics import bound_violations, efficiency, episode_information
 from evaluator.trajectory import Trajectory
 from evaluator.usage import UsageTotals
@@ -48,20 +56,27 @@ from oracle_bench.rng import rng_for
 __all__ = [
     "ALL_LEVELS",
     "BOOTSTRAP_RESAMPLES",
+    "FAILED_HEADER",
+    "FAILED_LEGEND",
     "BoxRow",
     "GroupRow",
     "Summary",
     "UsageColumns",
     "bootstrap_ci",
     "boxes_csv",
+    "ci_text",
+    "failed_cell",
     "hierarchical_bootstrap_ci",
     "rows_csv",
+    "run_columns",
     "run_usage",
     "summarise",
     "summary_csv",
     "summary_tables",
     "summary_warnings",
+    "title_tail",
     "usage_columns",
+    "usage_line",
     "usage_table",
     "write_summary",
 ]
@@ -86,7 +101,16 @@ class BoxRow(_Model):
     agent: str
     episodes: int
     failed: int
+    failed_agent: int = 0
+    """Failed through the agent: scored 0 (see evaluator.failures)."""
+    failed_box: int = 0
+    """Failed through the box (a suite error)."""
+    failed_infrastructure: int = 0
+    """Failed through providers or the sandbox: not scored, retried on resume."""
+    excluded: bool = False
+    """The box failed in some episode of the run (any agent): left out for every agent."""
     accuracy: float | None
+    """Mean over the scored repetitions (completed, and agent failures as 0)."""
     queries_used: float | None
     invalid_turns: float | None
     t_info: int | None
@@ -114,9 +138,14 @@ class GroupRow(_Model):
     level: str
     agent: str
     boxes: int
-    """Boxes with at least one completed episode."""
+    """Boxes with a score (at least one scored episode, not left out)."""
     episodes: int
     failed: int
+    failed_agent: int = 0
+    failed_box: int = 0
+    failed_infrastructure: int = 0
+    boxes_excluded: int = 0
+    """Boxes left out because they failed (a suite error), for every agent alike."""
     accuracy_mean: float | None
     accuracy_ci_low: float | None
     accuracy_ci_high: float | None
@@ -152,6 +181,10 @@ class Summary(_Model):
     boxes: list[BoxRow]
     usage: UsageTotals = Field(default_factory=UsageTotals)
     """The run's LLM usage: the sum over every trajectory."""
+    failures: list[FailureRow] = Field(default_factory=list)
+    """Every failed episode with its cause and error."""
+    excluded_boxes: list[str] = Field(default_factory=list)
+    """Boxes that failed in some episode (cause ``box``): left out of every score."""
 
 
 class UsageColumns(_Model):
@@ -188,6 +221,21 @@ def usage_columns(usages: Iterable[UsageTotals | None]) -> UsageColumns:
         llm_calls_mean=_r(statistics.fmean(u.calls for u in kept)),
         retries_total=sum(u.retries for u in kept),
     )
+
+
+def usage_line(usage: UsageTotals) -> str | None:
+    """``LLM usage: 1,200 call(s), 3,456,789 tokens, $4.1234, 7 retried, 3 replayed from the
+    cache``, the one usage line of runs, reports and plays; None when no model was called.
+    Calls of models without a price show ``$- (no price)``."""
+    if not usage.calls:
+        return None
+    cost = "$- (no price)" if usage.cost_usd is None else f"${usage.cost_usd:.4f}"
+    parts = [f"{usage.calls:,} call(s)", f"{usage.tokens:,} tokens", cost]
+    if usage.retries:
+        parts.append(f"{usage.retries:,} retried")
+    if usage.cached_calls:
+        parts.append(f"{usage.cached_calls:,} replayed from the cache")
+    return "LLM usage: " + ", ".join(parts)
 
 
 def run_usage(usages: Iterable[UsageTotals | None]) -> UsageTotals:
@@ -274,12 +322,22 @@ def _measure(traj: Trajectory) -> _Episode:
 class _Box:
     row: BoxRow
     scores: list[float]
-    """Completed repetitions' accuracies, in repetition order."""
+    """Scored repetitions' accuracies (agent failures as 0), in repetition order; empty
+    for a box left out."""
     usages: list[UsageTotals | None]
 
 
+def _failures_of(rows: Sequence[BoxRow | GroupRow]) -> dict[str, int]:
+    return {
+        "failed_agent": sum(r.failed_agent for r in rows),
+        "failed_box": sum(r.failed_box for r in rows),
+        "failed_infrastructure": sum(r.failed_infrastructure for r in rows),
+    }
+
+
 def _group_row(family: str, level: str, agent: str, items: Sequence[_Box], seed: int) -> GroupRow:
-    rows = [b.row for b in items]
+    every = [b.row for b in items]
+    rows = [r for r in every if not r.excluded]
     accs = [r.accuracy for r in rows if r.accuracy is not None]
     ci = hierarchical_bootstrap_ci([b.scores for b in items], seed, family, level, agent)
     usage = usage_columns(u for b in items for u in b.usages)
@@ -288,8 +346,10 @@ def _group_row(family: str, level: str, agent: str, items: Sequence[_Box], seed:
         level=level,
         agent=agent,
         boxes=len(accs),
-        episodes=sum(r.episodes for r in rows),
-        failed=sum(r.failed for r in rows),
+        episodes=sum(r.episodes for r in every),
+        failed=sum(r.failed for r in every),
+        **_failures_of(every),
+        boxes_excluded=sum(r.excluded for r in every),
         accuracy_mean=_r(_mean(accs)),
         accuracy_ci_low=_r(ci[0]) if ci else None,
         accuracy_ci_high=_r(ci[1]) if ci else None,
@@ -298,7 +358,7 @@ def _group_row(family: str, level: str, agent: str, items: Sequence[_Box], seed:
         t_info_mean=_r(_mean(r.t_info for r in rows)),
         info_gained_mean=_r(_mean(r.info_gained for r in rows)),
         efficiency_mean=_r(_mean(r.efficiency for r in rows)),
-        bound_violations=sum(r.bound_violations for r in rows),
+        bound_violations=sum(r.bound_violations for r in every),
         **usage.model_dump(),
     )
 
@@ -323,6 +383,7 @@ def summarise(
     seeds the intervals.
     """
     episodes = [_measure(t) for t in sorted(trajectories, key=_job_key)]
+    excluded = failed_boxes(ep.traj for ep in episodes)
     by_box: dict[tuple[str, str], list[_Episode]] = defaultdict(list)
     for ep in episodes:
         by_box[(ep.traj.box_id, ep.traj.agent)].append(ep)
@@ -334,6 +395,17 @@ def summarise(
     boxes: list[_Box] = []
     for (box_id, agent), eps in sorted(by_box.items()):
         done = [e for e in eps if e.traj.status == "completed"]
+        out = box_id in excluded
+        # Agent failures score 0; box and infrastructure failures are not scored.
+        accuracies = (
+            []
+            if out
+            else [
+                e.traj.accuracy if e.traj.status == "completed" else 0.0
+                for e in eps
+                if scored(e.traj)
+            ]
+        )
         first = eps[0].traj
         effs: list[float | None] = []
         for e in done:
@@ -349,7 +421,9 @@ def summarise(
             agent=agent,
             episodes=len(eps),
             failed=len(eps) - len(done),
-            accuracy=_r(_mean(e.traj.accuracy for e in done)),
+            **failure_counts(e.traj for e in eps),
+            excluded=out,
+            accuracy=_r(_mean(accuracies)),
             queries_used=_r(_mean(e.traj.queries_used for e in done)),
             invalid_turns=_r(_mean(e.traj.invalid_turns for e in done)),
             t_info=first.t_info,
@@ -359,9 +433,8 @@ def summarise(
             errors=sorted({e.traj.error for e in eps if e.traj.error}),
             **usage_columns(usages).model_dump(),
         )
-        scores = [
-            s for e in done if (s := _r(e.traj.accuracy)) is not None
-        ]  # rounded like the box row, so one repetition reproduces it exactly
+        # Rounded like the box row, so one repetition reproduces it exactly.
+        scores = [s for a in accuracies if (s := _r(a)) is not None]
         boxes.append(_Box(row, scores, usages))
 
     boot = seed if bootstrap_seed is None else bootstrap_seed
@@ -389,6 +462,8 @@ def summarise(
         overall=overall,
         boxes=[b.row for b in boxes],
         usage=run_usage(ep.traj.usage for ep in episodes),
+        failures=failure_rows(ep.traj for ep in episodes),
+        excluded_boxes=sorted(excluded),
     )
 
 
@@ -400,24 +475,44 @@ def _cell(value: Any) -> Any:
     return value
 
 
-def rows_csv(model: type[BaseModel], rows: Iterable[BaseModel]) -> str:
-    """Rows of ``model`` as CSV (one header line; lists joined with ``"; "``, None empty)."""
+def rows_csv(
+    model: type[BaseModel], rows: Iterable[BaseModel], lead: Mapping[str, Any] | None = None
+) -> str:
+    """Rows of ``model`` as CSV (one header line; lists joined with ``"; "``, None empty).
+
+    ``lead`` columns come first, the same value on every row: the run's defining settings,
+    so that the CSVs of several runs stack into one table."""
+    first = dict(lead or {})
     buffer = io.StringIO()
-    writer = csv.DictWriter(buffer, fieldnames=list(model.model_fields), lineterminator="\n")
+    writer = csv.DictWriter(buffer, fieldnames=[*first, *model.model_fields], lineterminator="\n")
     writer.writeheader()
     for row in rows:
-        writer.writerow({k: _cell(v) for k, v in row.model_dump().items()})
+        cells = {k: _cell(v) for k, v in first.items()}
+        cells.update({k: _cell(v) for k, v in row.model_dump().items()})
+        writer.writerow(cells)
     return buffer.getvalue()
+
+
+def run_columns(summary: Summary) -> dict[str, Any]:
+    """The columns that say which run a CSV row comes from (first in every CSV)."""
+    return {
+        "suite": summary.suite,
+        "spec": summary.spec,
+        "feedback": summary.feedback,
+        "seed": summary.seed,
+        "repeats": summary.repeats,
+        "bootstrap_seed": summary.bootstrap_seed,
+    }
 
 
 def summary_csv(summary: Summary) -> str:
     """The group rows, then the per-family rows (level ``all``), as CSV."""
-    return rows_csv(GroupRow, [*summary.groups, *summary.overall])
+    return rows_csv(GroupRow, [*summary.groups, *summary.overall], run_columns(summary))
 
 
 def boxes_csv(summary: Summary) -> str:
     """One row per box x agent as CSV."""
-    return rows_csv(BoxRow, summary.boxes)
+    return rows_csv(BoxRow, summary.boxes, run_columns(summary))
 
 
 def write_summary(summary: Summary, out_dir: Path, suffix: str = "") -> None:
@@ -499,10 +594,41 @@ def _new_table(title: str) -> Table:
     )
 
 
-def _ci(row: GroupRow) -> str:
-    if row.accuracy_ci_low is None or row.accuracy_ci_high is None:
+def ci_text(low: float | None, high: float | None) -> str:
+    """A 95% interval as every table prints it: ``[0.62, 0.88]`` (``-`` when there is none)."""
+    if low is None or high is None:
         return "-"
-    return f"[{row.accuracy_ci_low:.2f}, {row.accuracy_ci_high:.2f}]"
+    return f"[{low:.2f}, {high:.2f}]"
+
+
+FAILED_HEADER = "failed a/b/i"
+"""The failure column of result tables: agent / box / infrastructure counts."""
+FAILED_LEGEND = (
+    "failed a/b/i: through the agent (scored 0) / the box (a suite error: the box is left "
+    "out for every agent) / infrastructure (not scored; rerun to retry)"
+)
+
+
+class _HasFailures(Protocol):
+    @property
+    def failed_agent(self) -> int: ...
+
+    @property
+    def failed_box(self) -> int: ...
+
+    @property
+    def failed_infrastructure(self) -> int: ...
+
+
+def failed_cell(row: _HasFailures) -> str:
+    """``"2/0/1"``: a row's failed episodes by cause (agent/box/infrastructure)."""
+    return f"{row.failed_agent}/{row.failed_box}/{row.failed_infrastructure}"
+
+
+def title_tail(seed: int, bootstrap_seed: int | None) -> str:
+    """``seed 7``, or ``seed 7 · bootstrap seed 8`` when a report re-drew the intervals."""
+    tail = f"seed {seed}"
+    return tail if bootstrap_seed is None else f"{tail} · bootstrap seed {bootstrap_seed}"
 
 
 def _table(title: str, rows: Sequence[GroupRow]) -> Table:
@@ -510,28 +636,30 @@ def _table(title: str, rows: Sequence[GroupRow]) -> Table:
     table = _new_table(title)
     table.add_column("agent", overflow="fold")
     headers = ["boxes", "acc", "95% CI", "queries", "invalid", "T_info", "bits", "eff."]
-    for name in headers + (["failed"] if show_failed else []):
+    for name in headers + ([FAILED_HEADER] if show_failed else []):
         table.add_column(name, justify="right", no_wrap=True, min_width=len(name))
     for g in rows:
         cells = [
             g.agent,
             str(g.boxes),
             _fmt(g.accuracy_mean, 3),
-            _ci(g),
+            ci_text(g.accuracy_ci_low, g.accuracy_ci_high),
             _fmt(g.queries_used_mean, 1),
             _fmt(g.invalid_turns_mean, 1),
             _fmt(g.t_info_mean, 1),
             _fmt(g.info_gained_mean, 1),
             _fmt(g.efficiency_mean, 2),
         ]
-        table.add_row(*cells, *([str(g.failed)] if show_failed else []))
+        table.add_row(*cells, *([failed_cell(g)] if show_failed else []))
     return table
 
 
 def summary_tables(summary: Summary) -> list[Table]:
     """One table per family x level (agents as rows), then one per family pooling its
     levels when it has more than one, then the LLM usage table when an LLM agent ran."""
-    tail = f"{summary.spec} · {summary.feedback} · seed {summary.seed}"
+    tail = (
+        f"{summary.spec} · {summary.feedback} · {title_tail(summary.seed, summary.bootstrap_seed)}"
+    )
     tables: list[Table] = []
     for family, level in sorted({(g.family, g.level) for g in summary.groups}):
         rows = [g for g in summary.groups if (g.family, g.level) == (family, level)]
@@ -547,8 +675,12 @@ def summary_tables(summary: Summary) -> list[Table]:
 
 
 def summary_warnings(summary: Summary) -> list[str]:
-    """Lines worth a warning under the tables (information-bound violations)."""
+    """Lines worth a warning under the tables: failed episodes (a suite error first), then
+    information-bound violations."""
+    lines = failure_warnings(summary.failures, summary.excluded_boxes)
     violations = sum(g.bound_violations for g in summary.groups)
-    if not violations:
-        return []
-    return [f"{violations} information-bound violation(s); see bound_violations in summary.json"]
+    if violations:
+        lines.append(
+            f"{violations} information-bound violation(s); see bound_violations in summary.json"
+        )
+    return lines

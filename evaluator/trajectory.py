@@ -10,8 +10,9 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any, Literal, TypeVar
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, model_validator
 
+from evaluator.failures import FailureCause, fill_failure
 from evaluator.usage import LlmCallRecord, UsageTotals
 from oracle_bench.errors import EvaluationError
 from oracle_bench.jsonio import atomic_write_text, canonical_json, parse_model
@@ -140,6 +141,11 @@ class Trajectory(_Model):
     a resumed run reuses the episode only with the same settings."""
     status: EpisodeStatus
     error: str | None = None
+    failure: FailureCause | None = None
+    """Why a failed episode failed (``agent``, ``box``, ``infrastructure``; see
+    :mod:`evaluator.failures`); None when it completed."""
+
+    _fill_failure = model_validator(mode="before")(fill_failure)
 
     def queried_inputs(self) -> list[JSONValue]:
         """Every valid parsed query, in order (answered or not)."""

@@ -1,21 +1,33 @@
-"""Pieces both command-line tools share: one-line usage errors and logging setup."""
+"""Pieces every command-line tool shares: one-line usage errors, logging setup, --version,
+argument checks that must happen before any work."""
 
 from __future__ import annotations
 
 import argparse
+import difflib
 import logging
 import os
 import sys
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import NoReturn
 
 from rich.console import Console
 from rich.logging import RichHandler
 
+from oracle_bench._version import __version__
 from oracle_bench.errors import OracleBenchError, UsageError
 
-__all__ = ["ArgumentParser", "configure_logging", "run_cli", "suites_root"]
+__all__ = [
+    "ArgumentParser",
+    "add_version",
+    "check_suite_arg",
+    "configure_logging",
+    "require_utf8_path",
+    "run_cli",
+    "suggest_subcommand",
+    "suites_root",
+]
 
 
 class ArgumentParser(argparse.ArgumentParser):
@@ -36,6 +48,62 @@ def configure_logging(verbose: int, console: Console) -> None:
         handlers=[RichHandler(console=console, show_time=False, show_path=False)],
         force=True,
     )
+
+
+def add_version(parser: argparse.ArgumentParser) -> None:
+    """``--version``: ``<prog> <version>``."""
+    parser.add_argument(
+        "--version", action="version", version=f"%(prog)s {__version__} (oracle-bench)"
+    )
+
+
+def require_utf8_path(path: Path | str, flag: str) -> Path:
+    """``path`` if its name is valid UTF-8 text (every file the tools write records paths
+    in JSON), else a :class:`UsageError` before any work starts."""
+    text = os.fspath(path)
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        shown = text.encode("utf-8", "surrogateescape").decode("utf-8", "backslashreplace")
+        raise UsageError(
+            f"{flag} {shown}: the path is not valid UTF-8; rename it or choose another"
+        ) from None
+    return Path(path)
+
+
+def check_suite_arg(path: Path | str, flag: str = "--suite") -> Path:
+    """A ``--suite`` argument that names a suite folder, or a one-line :class:`UsageError`:
+    a missing path, a file (suite.json itself: its folder is meant), a folder without
+    suite.json."""
+    suite = require_utf8_path(path, flag)
+    if not suite.exists():
+        raise UsageError(f"{flag} {suite} does not exist")
+    if not suite.is_dir():
+        hint = (
+            f" (did you mean its folder, {flag} {suite.parent}?)"
+            if suite.name == "suite.json"
+            else ""
+        )
+        raise UsageError(f"{flag} {suite} is a file, not a suite folder{hint}")
+    if not (suite / "suite.json").exists():
+        raise UsageError(
+            f"{flag} {suite} is not a suite: it has no suite.json (make one with oracle-gen)"
+        )
+    return suite
+
+
+def suggest_subcommand(tokens: Sequence[str], subcommands: Sequence[str]) -> None:
+    """A first token that looks like a misspelt subcommand (``reprot``) is a
+    :class:`UsageError` suggesting it, rather than a puzzling error about what it was
+    taken for."""
+    if not tokens:
+        return
+    first = tokens[0]
+    if first.startswith("-") or first in subcommands or any(c in first for c in "@/."):
+        return
+    close = difflib.get_close_matches(first, subcommands, n=1, cutoff=0.6)
+    if close:
+        raise UsageError(f"unknown command {first!r}; did you mean {close[0]!r}?")
 
 
 def suites_root() -> Path:

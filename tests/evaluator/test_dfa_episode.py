@@ -580,9 +580,11 @@ def test_agent_exception_is_recorded_not_raised() -> None:
 
 def test_failed_trajectory_of_a_box_that_cannot_start() -> None:
     box = make_box(HAS_B, 7)
-    traj = failed_dfa_trajectory(box, "ttt", "WorkerError: nope", suite="s", seed=2, repetition=0)
-    assert (traj.status, traj.error, traj.calls, traj.success, traj.cost) == (
-        "failed", "WorkerError: nope", [], False, None
+    traj = failed_dfa_trajectory(
+        box, "ttt", "WorkerError: nope", "infrastructure", suite="s", seed=2, repetition=0
+    )
+    assert (traj.status, traj.error, traj.calls, traj.success, traj.cost, traj.failure) == (
+        "failed", "WorkerError: nope", [], False, None, "infrastructure"
     )  # fmt: skip
     assert (traj.budget, traj.reference_cost, traj.states, traj.agent) == (14, 7, 2, "ttt")
     assert traj.intro == dfa_intro(("a", "b"), 14, DEFAULT_MAX_INVALID_STREAK)

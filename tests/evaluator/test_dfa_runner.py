@@ -14,7 +14,8 @@ from blackboxes.automata.learners import learn
 from blackboxes.automata.oracle import CounterexampleMode, TargetOracle
 from blackboxes.automata.sampling import sample_minimal_dfa
 from blackboxes.box import BoxInfo, DfaBaselineCost, DfaBoxInfo, HiddenInfo, Provenance, SuiteInfo
-from blackboxes.store import load_suite_boxes, write_box, write_suite
+from blackboxes.store import load_suite, load_suite_boxes, write_box, write_suite
+from evaluator._run_folder import default_run_root
 from evaluator.cli import main
 from evaluator.dfa_metrics import dfa_episode_metrics
 from evaluator.dfa_protocol import DfaEnvironment, run_dfa_episode
@@ -23,6 +24,7 @@ from evaluator.dfa_trajectory import load_dfa_trajectory
 from evaluator.runner import evaluate_suite
 from oracle_bench import __version__, rng_for
 from oracle_bench.errors import UsageError
+from oracle_bench.jsonio import sha256_hex
 
 BASELINES = ["lstar", "kv", "ttt"]
 
@@ -135,7 +137,12 @@ def test_baselines_succeed_on_every_box_at_their_recorded_cost(
             assert g.cost_ratio_median is not None and g.cost_ratio_median >= 1.0
     on_disk = json.loads((tmp_path / "summary.json").read_text())
     assert on_disk == summary.model_dump(mode="json")
-    assert (tmp_path / "summary.csv").read_text().splitlines()[0].startswith("agent,bucket,")
+    assert (
+        (tmp_path / "summary.csv")
+        .read_text()
+        .splitlines()[0]
+        .startswith("suite,budget_factor,seed,repeats,bootstrap_seed,agent,bucket,")
+    )
 
     # metrics.json: every episode's metrics, recomputable from its trajectory alone.
     metrics = json.loads((tmp_path / "metrics.json").read_text())
@@ -188,9 +195,14 @@ def test_dfa_runs_are_byte_identical_and_resume(dfa_suite: Path, tmp_path: Path)
     assert (again.executed, again.skipped) == (2, 30) and seen.count("ran") == 2
     assert _files(tmp_path / "a") == files
     assert (tmp_path / "a" / "summary.json").read_bytes() == summary
-    # another budget factor never reuses a trajectory
+    # another budget factor is another run: refused in a's folder, fresh in its own
+    with pytest.raises(UsageError, match=r"holds another run \(--budget-factor 2.0, not 1.5\)"):
+        evaluate_suite(
+            dfa_suite, ["ttt", "lstar"], None, None, 4, tmp_path / "a", repeats=2, budget_factor=1.5
+        )
+    assert _files(tmp_path / "a") == files
     other = evaluate_suite(
-        dfa_suite, ["ttt", "lstar"], None, None, 4, tmp_path / "a", repeats=2, budget_factor=1.5
+        dfa_suite, ["ttt", "lstar"], None, None, 4, tmp_path / "b", repeats=2, budget_factor=1.5
     )
     assert (other.executed, other.skipped) == (32, 0)
     assert all(load_dfa_trajectory(p).budget_factor == 1.5 for p in other.trajectories)
@@ -314,8 +326,9 @@ def test_cli_runs_a_dfa_suite_without_a_spec(
     out = capsys.readouterr().out
     for needle in ("ttt", "2-3", "8-9", "success", "x1.25", "8 episode(s): 8 run"):
         assert needle in out
-    suite_name = json.loads((dfa_suite / "suite.json").read_text())["name"]
-    expected = tmp_path / "runs" / suite_name / "dfa-x1.25-seed0"
+    suite_sha = sha256_hex((dfa_suite / "suite.json").read_bytes())
+    expected = tmp_path / default_run_root(dfa_suite, load_suite(dfa_suite), suite_sha)
+    expected = expected / "dfa-x1.25-seed0"
     assert len(list((expected / "trajectories").glob("*.json"))) == 8
     assert (expected / "summary.csv").exists()
     assert main(["--suite", str(dfa_suite), "--agent", "ttt", "--budget-factor", "1.25"]) == 0

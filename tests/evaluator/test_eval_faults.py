@@ -17,6 +17,7 @@ from evaluator.llm_agents import LlmAgentSettings
 from evaluator.runner import ProgressEvent, RetryProgress, RunEvent, evaluate_suite
 from evaluator.spec import TurnShot
 from evaluator.trajectory import load_trajectory
+from oracle_bench.errors import UsageError
 from oracle_bench.rng import rng_for
 from providers import RetryPolicy
 from providers.loopback import LoopbackServer
@@ -288,8 +289,20 @@ def test_episodes_made_with_other_model_options_are_never_reused(
     assert first.settings["--model-option"] == {"temperature": 0}
     assert first.settings["--invalid-turns"] == "count"
     assert run("random").executed == 3  # rewrites run.json: no LLM settings in it any more
-    again = run(MODEL, temperature=1)  # the manifest cannot tell; the trajectories can
-    assert (again.executed, again.skipped) == (3, 0)
-    redone = load_trajectory(out / "trajectories" / "eri-easy-000__openai-test-model__r0.json")
-    assert redone.settings["--model-option"] == {"temperature": 1}
-    assert run(MODEL, temperature=1).skipped == 3
+    # ... but the folder's definition keeps them: other model options are another run
+    with pytest.raises(UsageError, match=r"--model-option \{\"temperature\": 0\}, not"):
+        run(MODEL, temperature=1)
+    assert run(MODEL, temperature=0).skipped == 3
+    # a trajectory made with other settings (its folder's records lost) is never reused
+    (out / "definition.json").unlink()
+    (out / "run.json").unlink()
+    (out / "index.json").unlink()
+    for name in ("summary.json", "summary.csv", "boxes.csv"):
+        (out / name).unlink()
+    fresh = tmp_path / "fresh"
+    (fresh / "trajectories").mkdir(parents=True)
+    for path in (out / "trajectories").glob("*openai*.json"):
+        (fresh / "trajectories" / path.name).write_bytes(path.read_bytes())
+    out = fresh
+    with pytest.raises(UsageError, match="holds no oracle-eval run"):
+        run(MODEL, temperature=1)

@@ -105,10 +105,14 @@ def test_report_restores_the_turn_run_summary_byte_for_byte(
     assert group.accuracy_ci_low <= group.accuracy_mean <= group.accuracy_ci_high
 
     header = (run / "boxes.csv").read_text().splitlines()[0]
-    assert header.startswith("box_id,family,level,rule_kind,agent,episodes,failed,accuracy")
+    assert header.startswith(
+        "suite,spec,feedback,seed,repeats,bootstrap_seed,"
+        "box_id,family,level,rule_kind,agent,episodes,failed,failed_agent,failed_box,"
+        "failed_infrastructure,excluded,accuracy"
+    )
     assert header.endswith(",tokens_mean,cost_usd_mean,cost_usd_total,llm_calls_mean,retries_total")
     csv_rows = (run / "summary.csv").read_text().splitlines()
-    assert [line.split(",")[1:3] for line in csv_rows[1:]] == [
+    assert [line.split(",")[7:9] for line in csv_rows[1:]] == [
         ["easy", "fixed"],
         ["easy", "random"],
         ["all", "fixed"],

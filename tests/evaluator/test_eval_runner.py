@@ -10,10 +10,13 @@ from typing import Any
 
 import pytest
 
+from blackboxes.store import load_suite
+from evaluator._run_folder import default_run_root
 from evaluator.cli import main
 from evaluator.runner import evaluate_suite
 from evaluator.spec import TurnShot
 from evaluator.trajectory import load_trajectory
+from oracle_bench.jsonio import sha256_hex
 
 AGENTS = ["random", "fixed", "adaptive"]
 
@@ -115,7 +118,10 @@ def test_cli_end_to_end(
     assert main(["3@1", "--agent", "random", "--agent", "adaptive"]) == 0
     out = capsys.readouterr().out
     assert str(new) in out and "most recent" in out
-    expected = Path("runs") / "newer" / "3at1-instant-seed0"
+    suite_sha = sha256_hex((new / "suite.json").read_bytes())
+    root_of_runs = default_run_root(new, load_suite(new), suite_sha)
+    assert root_of_runs.name.startswith("newer-") and len(root_of_runs.name) == len("newer-") + 8
+    expected = root_of_runs / "3at1-instant-seed0"
     assert str(expected) in out.replace("\n", "")
     assert (tmp_path / expected / "summary.csv").exists()
     assert len(list((tmp_path / expected / "trajectories").glob("*.json"))) == 4
@@ -130,13 +136,25 @@ def test_cli_bad_suite_is_one_line_exit_1(
     suite = suite_builder(tmp_path, n=1, seed=3, name="tampered")
     hidden = suite / "boxes" / "eri-easy-000" / "hidden.json"
     hidden.write_text(hidden.read_text().replace("1", "2", 1))
+    assert main(["2@1", "--suite", str(suite), "--out", str(tmp_path / "o")]) == 1
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and "hidden.json" in err[0] and "Traceback" not in err[0]
+
+
+def test_cli_bad_suite_argument_is_one_line_exit_2(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], suite_builder: Any
+) -> None:
+    suite = suite_builder(tmp_path, n=1, seed=3, name="good")
+    (tmp_path / "empty").mkdir()
     for argv, needle in (
-        (["2@1", "--suite", str(suite)], "hidden.json"),
-        (["2@1", "--suite", str(tmp_path / "nowhere")], "nowhere"),
+        (["--suite", str(tmp_path / "nowhere")], "nowhere does not exist"),
+        (["--suite", str(suite / "suite.json")], f"did you mean its folder, --suite {suite}?"),
+        (["--suite", str(tmp_path / "empty")], "has no suite.json"),
     ):
-        assert main([*argv, "--out", str(tmp_path / "o")]) == 1
+        assert main(["2@1", *argv, "--out", str(tmp_path / "o")]) == 2
         err = capsys.readouterr().err.strip().splitlines()
-        assert len(err) == 1 and needle in err[0] and "Traceback" not in err[0]
+        assert len(err) == 1 and needle in err[0], err
+    assert not (tmp_path / "o").exists()  # refused before any work
 
 
 def test_generator_suite_evaluates(eri_easy_suite: Path, tmp_path: Path) -> None:

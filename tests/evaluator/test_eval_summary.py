@@ -128,11 +128,14 @@ def test_csv_has_one_row_per_group() -> None:
         suite="s", spec="3@1", feedback="instant", seed=0, repeats=1, groups=[row], boxes=[]
     )
     lines = summary_csv(summary).splitlines()
-    assert lines[0].startswith("family,level,agent,boxes,episodes,failed,accuracy_mean")
+    assert lines[0].startswith(
+        "suite,spec,feedback,seed,repeats,bootstrap_seed,family,level,agent,boxes,episodes,"
+        "failed,failed_agent,failed_box,failed_infrastructure,boxes_excluded,accuracy_mean"
+    )
     assert lines[0].endswith(
         "bound_violations,tokens_mean,cost_usd_mean,cost_usd_total,llm_calls_mean,retries_total"
     )
-    assert lines[1].startswith("ERI,easy,random,2,2,0,0.5,0.0,1.0,3.0")
+    assert lines[1].startswith("s,3@1,instant,0,1,,ERI,easy,random,2,2,0,0,0,0,0,0.5,0.0,1.0,3.0")
     assert lines[1].endswith(",,,0,,,,,0")
     assert len(lines) == 2
 
@@ -266,9 +269,14 @@ def test_usage_columns_per_box_group_family_and_run() -> None:
 
     lines = boxes_csv(summary).splitlines()
     assert len(lines) == 4
-    assert lines[1].startswith("b0,ERI,easy,progressive,openai/test-model,2,0,0.75,2.0,0.0,,,,0,")
+    lead = "synthetic,2@1,instant,0,2,,"
+    assert lines[1].startswith(
+        lead + "b0,ERI,easy,progressive,openai/test-model,2,0,0,0,0,False,0.75,2.0,0.0,,,,0,"
+    )
     assert lines[1].endswith(",210.0,0.0015,0.0015,1.5,3")
-    assert lines[2] == "b0,ERI,easy,progressive,random,1,0,0.0,2.0,0.0,,,,0,,,,,,0"
+    assert (
+        lines[2] == lead + "b0,ERI,easy,progressive,random,1,0,0,0,0,False,0.0,2.0,0.0,,,,0,,,,,,0"
+    )
     assert lines[3].endswith(",ProviderError: gave up,25.0,0.0002,0.0004,1.0,0")
 
 
