@@ -577,8 +577,10 @@ class LoopbackServer:
         answered, so the log holds everything it sent. A probe ``GET /health`` goes first:
         connections are accepted in arrival order, so once the probe is answered every
         earlier one has been accepted. Connections a live client keeps open make this
-        raise ``TimeoutError``.
+        raise ``TimeoutError``; a closed server, ``UsageError``.
         """
+        if self._closed:
+            raise UsageError("the loopback server is closed")
         deadline = time.monotonic() + timeout
         host = self.host if self.host not in ("0.0.0.0", "::", "") else "127.0.0.1"
         try:

@@ -12,8 +12,6 @@ is reseeded before every call, so equal inputs give equal outputs.
 from __future__ import annotations
 
 import logging
-import shutil
-import tempfile
 import time
 import weakref
 from typing import Any, ClassVar
@@ -31,6 +29,7 @@ from sandbox import _protocol as proto
 from sandbox import layers as _layers
 from sandbox._curated import DEFAULT_RANDOM_SEED
 from sandbox._process import TIMEOUT_SIGNALS, ReadStatus, WorkerProcess
+from sandbox._workdir import Workdir, make_workdir
 from sandbox.limits import SandboxLimits
 from sandbox.policy import compile_check
 from sandbox.results import (
@@ -55,11 +54,16 @@ _WIRE_KINDS = frozenset(kind.value for kind in ErrorKind)
 
 
 class _Resources:
-    """What must be released even if a worker object is garbage-collected unclosed."""
+    """What must be released even if a worker object is garbage-collected unclosed.
+
+    The worker's folder is locked while it lives, so that one left by a SIGKILLed owner
+    (whose finalizer never ran) is swept by the next worker made (``sandbox._workdir``).
+    """
 
     def __init__(self) -> None:
         self.process: WorkerProcess | None = None
-        self.tmpdir: str | None = tempfile.mkdtemp(prefix="oracle-sbx-")
+        self._workdir: Workdir | None = make_workdir()
+        self.tmpdir: str | None = self._workdir.path
 
     def stop(self) -> None:
         if self.process is not None:
@@ -68,8 +72,9 @@ class _Resources:
 
     def release(self) -> None:
         self.stop()
-        if self.tmpdir is not None:
-            shutil.rmtree(self.tmpdir, ignore_errors=True)
+        if self._workdir is not None:
+            self._workdir.remove()
+            self._workdir = None
             self.tmpdir = None
 
 

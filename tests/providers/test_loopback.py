@@ -807,3 +807,5 @@ def test_drain_times_out_while_a_client_keeps_a_connection_open() -> None:
         with idle, pytest.raises(TimeoutError, match="still open"):
             srv.drain(timeout=0.2)
         assert srv.drain(timeout=30) == []  # closed: the server's handler has ended
+    with pytest.raises(UsageError, match="closed"):
+        srv.drain()
