@@ -7,6 +7,11 @@ of the reply wins, so reasoning before it is free. An upper-case marker line is 
 to a lower-case one (``Query: does that cover the vowels?`` in prose after the real
 ``QUERY:`` line does not win); an empty marker counts as none; ``\boxed{...}`` and
 ``$...$`` around the value (a habit of reasoning models) are removed.
+
+Tool-call arguments are the model's and hostile: :func:`unusable_arguments` says in one
+line why they cannot be used (not an object, not JSON, over the limits of
+:mod:`oracle_bench.bounded`), never naming the providers' internal stand-in key, and
+:func:`arguments_text` / :func:`compact_json` render them without ever raising.
 """
 
 from __future__ import annotations
@@ -16,15 +21,22 @@ import re
 from collections.abc import Callable, Iterable, Mapping
 from typing import Any
 
+from oracle_bench.bounded import BoundsError, check_value, load_json, preview, recordable
 from oracle_bench.errors import InvalidQueryError
 
 __all__ = [
+    "arguments_text",
     "clip",
     "compact_json",
     "marker_value",
     "rejected_text",
     "string_argument",
+    "unusable_arguments",
 ]
+
+_RAW = "_raw"
+"""``providers._base.RAW_ARGUMENTS_KEY``: the stand-in key of arguments a provider could
+not read (``{"_raw": <what the model sent>}``); internal, never shown to a model."""
 
 _FENCE = re.compile(r"^\s*(```|~~~)")
 # Leading Markdown decoration (quote, list, heading, emphasis, code), the marker, then any
@@ -95,24 +107,86 @@ def string_argument(arguments: Mapping[str, Any], key: str) -> tuple[str, str] |
     """``(value, key used)`` for a call's text argument: ``arguments[key]`` when it is a
     string, else the only argument if there is exactly one and it is a string (models
     rename keys: ``{"plaintext": ...}`` for ``{"input": ...}``); None otherwise."""
-    if not isinstance(arguments, Mapping):
+    if not isinstance(arguments, Mapping) or _stand_in(arguments):
         return None
     value = arguments.get(key)
     if isinstance(value, str):
         return value, key
     if len(arguments) == 1:
         ((only, value),) = arguments.items()
-        if isinstance(value, str) and only != "_raw":
+        if isinstance(value, str):
             return value, str(only)
     return None
 
 
+def _stand_in(arguments: Mapping[Any, Any]) -> bool:
+    return len(arguments) == 1 and _RAW in arguments
+
+
+def _json_kind(value: object) -> str:
+    if isinstance(value, Mapping):
+        return "an object"
+    if isinstance(value, list | tuple):
+        return "an array"
+    if isinstance(value, str):
+        return "a string"
+    if isinstance(value, bool):
+        return "a boolean"
+    if isinstance(value, int | float):
+        return "a number"
+    return "null" if value is None else type(value).__name__
+
+
+def unusable_arguments(arguments: object) -> str | None:
+    """Why a tool call's arguments cannot be used, as one line for the model (not an
+    object, not valid JSON, over the limits of :mod:`oracle_bench.bounded`), or None
+    when they are a JSON object within the limits. Never names the internal key."""
+    if not isinstance(arguments, Mapping):
+        return f"the tool call's arguments must be a JSON object, got {_json_kind(arguments)}"
+    if _stand_in(arguments):
+        raw = arguments[_RAW]
+        if not isinstance(raw, str):
+            return f"the tool call's arguments must be a JSON object, got {_json_kind(raw)}"
+        try:
+            value = load_json(raw, what="the tool call")
+        except BoundsError as exc:
+            return str(exc)
+        except json.JSONDecodeError as exc:
+            return (
+                f"the tool call's arguments are not valid JSON: {exc.msg} "
+                f"(line {exc.lineno}, column {exc.colno})"
+            )
+        return f"the tool call's arguments must be a JSON object, got {_json_kind(value)}"
+    try:
+        check_value(arguments, "the tool call")
+    except BoundsError as exc:
+        return str(exc)
+    return None
+
+
+def arguments_text(arguments: object) -> str:
+    """The arguments as the model sent them, as text: the raw text a provider could not
+    read, else their compact JSON (for messages and notes; never raises)."""
+    if isinstance(arguments, Mapping) and _stand_in(arguments):
+        raw = arguments[_RAW]
+        return raw if isinstance(raw, str) else compact_json(raw)
+    return compact_json(arguments)
+
+
 def compact_json(value: Any) -> str:
-    return json.dumps(value, ensure_ascii=False, sort_keys=True, default=repr)
+    """Sorted-key JSON of ``value``, or of its stand-in when it is over the limits of
+    :mod:`oracle_bench.bounded` (never raises)."""
+    return json.dumps(recordable(value), ensure_ascii=False, sort_keys=True, default=repr)
 
 
 def clip(text: str, limit: int = 200) -> str:
+    """``text`` on one line, at most ``limit`` characters, lone surrogates escaped (clips
+    go into messages and notes, which are recorded)."""
+    if not isinstance(text, str):
+        text = preview(text, limit)
     flat = " ".join(text.split())
+    if not flat.isascii():
+        flat = flat.encode("utf-8", "backslashreplace").decode("utf-8")
     return flat if len(flat) <= limit else flat[: limit - 3] + "..."
 
 

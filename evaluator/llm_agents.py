@@ -25,11 +25,15 @@ Two protocols:
 
 A turn@shot reply without a usable call is asked again with a short correction, up to
 ``max_reasks`` times (each a call recorded with phase ``reask``, and a note); then the raw
-reply goes to the protocol, which records an invalid turn. Every call is checked against
-and charged to the run's :class:`~evaluator.usage.RunBudget` and recorded as an
-:class:`~evaluator.usage.LlmCallRecord`. ``ProviderError`` and ``BudgetExhausted``
-propagate: the protocols record the first as a failed episode, the runner handles the
-second.
+reply goes to the protocol, which records an invalid turn. Replies are hostile: a reply
+over :data:`~oracle_bench.bounded.MAX_TEXT_CHARS` has no usable call, tool arguments that
+cannot be read (not JSON, not an object, over the limits of :mod:`oracle_bench.bounded`)
+are an invalid call whose one-line reason is shown to the model, and every record and
+history message holds such input only through its recording-safe stand-in. Every call is
+checked against and charged to the run's :class:`~evaluator.usage.RunBudget` and
+recorded as an :class:`~evaluator.usage.LlmCallRecord`. ``ProviderError`` and
+``BudgetExhausted`` propagate: the protocols record the first as a failed episode, the
+runner handles the second.
 """
 
 from __future__ import annotations
@@ -44,15 +48,17 @@ from typing import Any, Literal
 
 import templates
 from evaluator._llm_text import (
+    arguments_text,
     clip,
-    compact_json,
     marker_value,
     rejected_text,
     string_argument,
+    unusable_arguments,
 )
 from evaluator.agents import AgentContext, Briefing, Observation, Question
 from evaluator.dfa_protocol import DfaAgentContext, DfaEnvironment
 from evaluator.usage import CallPhase, LlmCallRecord, RunBudget
+from oracle_bench.bounded import BoundsError, check_text, recordable, recordable_text
 from oracle_bench.errors import UsageError
 from providers import (
     CallCache,
@@ -293,9 +299,10 @@ def _record(phase: CallPhase, turn: int | None, reply: Reply) -> LlmCallRecord:
     return LlmCallRecord(
         phase=phase,
         turn=turn,
-        text=reply.text,
+        text=recordable_text(reply.text),
         tool_calls=[
-            {"id": c.id, "name": c.name, "arguments": dict(c.arguments)} for c in reply.tool_calls
+            {"id": c.id, "name": c.name, "arguments": recordable(c.arguments)}
+            for c in reply.tool_calls
         ],
         finish_reason=reply.finish_reason,
         input_tokens=usage.input,
@@ -382,6 +389,15 @@ class _LlmBase:
         return reply
 
 
+def _reply_problem(reply: Reply) -> str | None:
+    """Why a reply's text is unusable as a whole (too long, not UTF-8), or None."""
+    try:
+        check_text(reply.text, "your reply")
+    except BoundsError as exc:
+        return str(exc)
+    return None
+
+
 @dataclass
 class _Open:
     """The usable tool call of the last reply, waiting for its result."""
@@ -415,6 +431,8 @@ class LlmAgent(_LlmBase):
         self._pending: list[str] = []
         self._sent: Literal["query", "answer"] | None = None
         """What the last reply gave the protocol (None after a reply without a call)."""
+        self._unusable: str | None = None
+        """Why the last reply was unusable as a whole (shown in the correction), or None."""
 
     # -- Agent -----------------------------------------------------------------
     def start(self, briefing: Briefing) -> None:
@@ -528,7 +546,10 @@ class LlmAgent(_LlmBase):
             asked += 1
             self._notes.append(f"{where}: no {self._expected(kind)}; asked again")
             phase = "reask"
-            self._deliver(self._correction(kind))
+            correction = self._correction(kind)
+            if self._unusable is not None:
+                correction = f"{self._unusable[0].upper()}{self._unusable[1:]}. {correction}"
+            self._deliver(correction)
 
     def _expected(self, kind: Literal["query", "answer"]) -> str:
         if self.settings.protocol == "tools":
@@ -550,6 +571,12 @@ class LlmAgent(_LlmBase):
         """The text for the protocol if the reply holds a usable call; records the reply."""
         chat = self._chat
         chat.add(_assistant(reply))
+        self._unusable = _reply_problem(reply)
+        if self._unusable is not None:
+            for call in reply.tool_calls:
+                self._ignored.append((call.id, f"ignored: {self._unusable}"))
+            self._notes.append(f"{where}: {self._unusable}")
+            return None
         if self.settings.protocol == "text":
             return marker_value(reply.text, QUERY_MARKER if kind == "query" else ANSWER_MARKER)
         primary = next((c for c in reply.tool_calls if c.name == kind), None)
@@ -567,29 +594,35 @@ class LlmAgent(_LlmBase):
         if primary is None:
             return None
         key = "input" if kind == "query" else "output"
-        found = string_argument(primary.arguments, key)
+        problem = unusable_arguments(primary.arguments)
+        found = string_argument(primary.arguments, key) if problem is None else None
         if found is not None:
             value, used = found
             if used != key:
-                self._notes.append(f"{where}: took the argument {used!r} as {key!r}")
+                self._notes.append(f"{where}: took the argument {clip(used, 60)!r} as {key!r}")
             self._open = _Open(primary)
             return value
-        raw = compact_json(primary.arguments)
+        raw = arguments_text(primary.arguments)
         self._notes.append(f"{where}: {kind} call with unusable arguments {clip(raw, 120)}")
+        why = "" if problem is None else f" ({problem})"
         self._open = _Open(
             primary,
-            f'Invalid call: the tool {kind} takes {{"{key}": "<text>"}}, got {clip(raw, 200)}.',
+            f'Invalid call: the tool {kind} takes {{"{key}": "<text>"}}, got {clip(raw, 200)}'
+            f"{why}.",
         )
         return None  # asked again, like a reply without a call
 
     def _fallback(self, reply: Reply, kind: Literal["query", "answer"]) -> str:
         """The raw reply after the last re-ask: judged as an answer (its text, else its
         call's arguments); as a query, a text the family rejects, so the protocol records
-        the invalid turn it is."""
+        the invalid turn it is. An unusable reply (too long) goes as it is: the protocol
+        refuses it with the reason."""
+        if self._unusable is not None:
+            return reply.text
         if kind == "answer":
             if reply.text.strip() or not reply.tool_calls:
                 return reply.text
-            return compact_json(reply.tool_calls[0].arguments)
+            return arguments_text(reply.tool_calls[0].arguments)
         return rejected_text(self.ctx.family.parse_query, [reply.text])
 
 
@@ -625,7 +658,12 @@ class LlmDfaAgent(_LlmBase):
             extra = [c for c in reply.tool_calls if c is not first]
             if extra:
                 self._notes.append(f"call {index}: {len(extra)} extra tool call(s) ignored")
-            result = env.call(json.dumps(_dfa_payload(first), ensure_ascii=False))
+            problem = _reply_problem(reply) or unusable_arguments(first.arguments)
+            if problem is None:
+                result = env.call(_json_text(_dfa_payload(first)))
+            else:
+                sent = {"tool": first.name, "arguments": arguments_text(first.arguments)}
+                result = env.refuse(_json_text(sent), problem, first.name)
             chat.add(ChatMessage(role="tool", content=result, tool_call_id=first.id))
             for call in extra:
                 chat.add(ChatMessage(role="tool", content=IGNORED_CALL, tool_call_id=call.id))
@@ -638,17 +676,30 @@ EMPTY_REPLY = "(empty reply)"
 def _assistant(reply: Reply) -> ChatMessage:
     """The reply as a history message, its reasoning blocks included (Anthropic refuses a
     thinking tool turn without them); an empty one gets a stand-in text (APIs refuse
-    empty assistant text blocks)."""
+    empty assistant text blocks).
+
+    A reply over the limits of :mod:`oracle_bench.bounded` is kept as its stand-in, and
+    unusable tool arguments as ``{}``: the history is sent again with every call (a
+    provider serialises it), and the tool result already says what was wrong."""
     text = reply.text if (reply.text or reply.tool_calls) else EMPTY_REPLY
+    calls = [
+        c if unusable_arguments(c.arguments) is None else c.model_copy(update={"arguments": {}})
+        for c in reply.tool_calls
+    ]
     return ChatMessage(
         role="assistant",
-        content=text,
-        tool_calls=reply.tool_calls,
+        content=recordable_text(text),
+        tool_calls=calls,
         reasoning_blocks=reply.reasoning_blocks,
     )
 
 
 _NAME_KEYS = frozenset({"tool", "tool_name", "name"})
+
+
+def _json_text(payload: dict[str, Any]) -> str:
+    """A DFA call as JSON text; never raises (over the limits: the recording stand-in)."""
+    return json.dumps(recordable(payload), ensure_ascii=False, default=repr)
 
 
 def _dfa_payload(call: ToolCall) -> dict[str, Any]:

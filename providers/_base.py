@@ -19,6 +19,7 @@ from urllib.parse import SplitResult, quote, urlsplit
 
 from pydantic import ValidationError
 
+from oracle_bench.bounded import BoundsError, load_json, preview
 from oracle_bench.errors import (
     ProviderConfigError,
     ProviderError,
@@ -404,10 +405,20 @@ def _one_line(text: str, limit: int = 300) -> str:
     return flat if len(flat) <= limit else flat[: limit - 3] + "..."
 
 
+RAW_ARGUMENTS_KEY = "_raw"
+"""The key of :func:`parse_arguments`' stand-in for unusable arguments. Internal: a
+consumer reports the arguments as unusable and never shows this key to a model."""
+
+
 def parse_arguments(raw: Any) -> dict[str, Any]:
     """Tool-call arguments: a JSON object string, an object some servers send as is, or an
     object encoded twice (a string holding JSON text, a quirk of some open models); anything
-    else -> ``{"_raw": raw}`` (logged)."""
+    else -> ``{"_raw": raw}`` (logged; a non-string ``raw`` as clipped JSON-like text).
+
+    Strings are read with :func:`oracle_bench.bounded.load_json`, so text over its limits
+    (a 10 MB string, 1000 levels of nesting, a 4301-digit number, NaN) is unusable too:
+    this never raises. An object sent as is comes back as is; its consumers bound it.
+    """
     if isinstance(raw, dict):
         return raw
     if not raw:
@@ -417,13 +428,13 @@ def parse_arguments(raw: Any) -> dict[str, Any]:
         if not isinstance(value, str):
             break
         try:
-            value = json.loads(value)
-        except (TypeError, ValueError):
+            value = load_json(value, what="the arguments")
+        except (BoundsError, ValueError):  # json.JSONDecodeError is a ValueError
             break
     if isinstance(value, dict):
         return value
-    log.warning("tool call arguments are not a JSON object: %.120r", raw)
-    return {"_raw": raw if isinstance(raw, str) else json.dumps(raw, default=repr)}
+    log.warning("tool call arguments are not a JSON object: %s", preview(raw, 120))
+    return {RAW_ARGUMENTS_KEY: raw if isinstance(raw, str) else preview(raw, 1 << 16)}
 
 
 SCOPE_HEADER = "x-oracle-bench-scope"
