@@ -652,7 +652,7 @@ class DfaEnvironment:
         """
         self._check_open()
         try:
-            check_text(text, "a call")
+            check_text(text, "the call")
         except BoundsError as exc:
             return self._invalid(recordable_text(text), None, str(exc))
         try:

@@ -11,7 +11,10 @@ feedback; never hidden.json, the rule kind or an expected output.
 Input lines that start with ``:`` are commands and cost nothing (``:help``, ``:history``,
 ``:intro``, ``:quit``); an empty line is ignored. Everything else is the reply. DFA
 episodes also take ``? WORD`` (membership; ``?`` alone asks about the empty word),
-``eq {...}`` / ``eq @file.json`` (equivalence) and a raw JSON tool call.
+``eq {...}`` / ``eq @file.json`` (equivalence) and a raw JSON tool call. A person's input
+is held to the same limits as a model's (:mod:`oracle_bench.bounded`): JSON is read with
+bounds, a file with at most :data:`~oracle_bench.bounded.MAX_TEXT_CHARS` characters, and
+the episode refuses anything over them as an invalid turn or call, with the reason.
 
 ``:quit`` or end of input ends the episode early: it is recorded as failed with error
 :data:`QUIT_ERROR` (the turns played so far are kept, no accuracy is given), so a
@@ -63,6 +66,7 @@ from evaluator.spec import (
     parse_spec,
 )
 from evaluator.trajectory import Trajectory, save_trajectory
+from oracle_bench.bounded import MAX_TEXT_CHARS, BoundsError, load_json
 from oracle_bench.cli import ArgumentParser, configure_logging, run_cli
 from oracle_bench.errors import UsageError
 
@@ -351,8 +355,8 @@ class HumanDfaAgent(_Reader):
             word = line[1:].strip()
             if word.startswith('"'):
                 try:
-                    decoded = json.loads(word)
-                except json.JSONDecodeError:
+                    decoded = load_json(word, what="the word")
+                except (BoundsError, json.JSONDecodeError):
                     decoded = None
                 if isinstance(decoded, str):
                     word = decoded
@@ -375,14 +379,22 @@ class HumanDfaAgent(_Reader):
         if rest.startswith("@"):
             path = Path(rest[1:].strip()).expanduser()
             try:
-                rest = path.read_text(encoding="utf-8")
+                with path.open(encoding="utf-8") as fh:  # read no more than the limit
+                    rest = fh.read(MAX_TEXT_CHARS + 1)
             except (OSError, UnicodeDecodeError) as exc:
                 self.io.say(f"Cannot read {path}: {exc} (nothing was sent)")
                 return None
+            if len(rest) > MAX_TEXT_CHARS:
+                self.io.say(
+                    f"{path} has more than {MAX_TEXT_CHARS} characters; a hypothesis may have "
+                    "at most that many (nothing was sent)"
+                )
+                return None
         try:
-            dfa: object = json.loads(rest)
-        except json.JSONDecodeError:
-            # Sent as text: the environment reports the JSON error as a free invalid call.
+            dfa: object = load_json(rest, what="the hypothesis")
+        except (BoundsError, json.JSONDecodeError):
+            # Sent as text: the environment reports the JSON error or the limit as a free
+            # invalid call.
             dfa = rest
         return json.dumps({"tool": "equivalence_query", "dfa": dfa}, ensure_ascii=False)
 

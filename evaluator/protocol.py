@@ -39,7 +39,7 @@ from evaluator.trajectory import (
 )
 from evaluator.usage import agent_llm_calls, totals_of
 from oracle_bench.bounded import BoundsError, check_text, recordable_text
-from oracle_bench.errors import EvaluationError, InvalidQueryError
+from oracle_bench.errors import InvalidQueryError
 from oracle_bench.rng import rng_for
 
 __all__ = [

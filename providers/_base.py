@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import abc
 import contextlib
-import json
 import logging
 import os
 import socket
