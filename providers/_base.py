@@ -10,6 +10,7 @@ import os
 import socket
 import threading
 import time
+import urllib.request
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from http import HTTPStatus
@@ -293,23 +294,102 @@ def resolve_api_key(
     )
 
 
-def check_reachable(url: str, *, url_env: str, connect_timeout: float) -> None:
-    """A TCP connect to the URL's host and port, or a one-line ``ProviderConfigError``."""
+def check_reachable(
+    url: str, *, url_env: str, connect_timeout: float, vendor: bool = False
+) -> None:
+    """A TCP connect to the URL's host and port (or to the proxy the SDKs would use for
+    it), name resolution included, within ``connect_timeout`` seconds; else a one-line
+    ``ProviderConfigError`` naming what is unreachable and what to set.
+
+    ``vendor``: the URL is the vendor's API (no base URL set), so the hint is the network
+    or a proxy, not a server to start.
+    """
     parts = split_base_url(url)
+    host = parts.hostname or ""
     port = parts.port or (443 if parts.scheme == "https" else 80)
+    proxy = _proxy_for(parts.scheme, host)
+    target, via = (host, port), ""
+    if proxy is not None:
+        target, via = proxy, f" through the proxy {proxy[0]}:{proxy[1]}"
     try:
-        with socket.create_connection((parts.hostname or "", port), timeout=connect_timeout):
-            pass
+        _connect(*target, timeout=connect_timeout)
     except OSError as err:
         reason = _describe_socket_error(err)
-        raise ProviderConfigError(
-            f"cannot reach {url}: {reason}; is the server running? set --base-url/{url_env}"
-        ) from None
+        if vendor:
+            hint = (
+                "check the network (or HTTPS_PROXY), or set --base-url/"
+                f"{url_env} to a server that is reachable"
+            )
+        else:
+            hint = f"is the server running? set --base-url/{url_env}"
+        raise ProviderConfigError(f"cannot reach {url}{via}: {reason}; {hint}") from None
+
+
+def _proxy_for(scheme: str, host: str) -> tuple[str, int] | None:
+    """(host, port) of the proxy the SDKs' HTTP client takes from the environment for
+    ``scheme://host``, or None (no proxy, or ``NO_PROXY`` covers the host)."""
+    proxies = urllib.request.getproxies()
+    proxy = proxies.get(scheme) or proxies.get("all")
+    if not proxy or urllib.request.proxy_bypass(host):
+        return None
+    try:
+        parts = urlsplit(proxy if "://" in proxy else f"http://{proxy}")
+        if not parts.hostname:
+            return None
+        return parts.hostname, parts.port or (443 if parts.scheme == "https" else 80)
+    except ValueError:
+        return None
+
+
+class _ResolveTimeout(TimeoutError):
+    """Name resolution took longer than the connect timeout."""
+
+
+def _connect(host: str, port: int, *, timeout: float) -> None:
+    """Resolve and connect within ``timeout`` seconds in all, or raise ``OSError``.
+
+    ``socket.create_connection`` bounds only the connect: a resolver that hangs (no
+    network, an unreachable DNS server) can take far longer, so resolution runs in a
+    daemon thread that is abandoned at the deadline.
+    """
+    deadline = time.monotonic() + timeout
+    found: list[Any] = []
+    failed: list[OSError] = []
+
+    def resolve() -> None:
+        try:
+            found.extend(socket.getaddrinfo(host, port, type=socket.SOCK_STREAM))
+        except OSError as err:
+            failed.append(err)
+
+    thread = threading.Thread(target=resolve, name="oracle-bench-resolve", daemon=True)
+    thread.start()
+    thread.join(timeout)
+    if thread.is_alive():
+        raise _ResolveTimeout("name resolution timed out")
+    if failed:
+        raise failed[0]
+    error: OSError = OSError("no address")
+    for family, kind, proto, _, address in found:
+        remaining = deadline - time.monotonic()
+        if remaining <= 0:
+            raise TimeoutError("timed out")
+        with socket.socket(family, kind, proto) as sock:
+            sock.settimeout(remaining)
+            try:
+                sock.connect(address)
+            except OSError as err:
+                error = err
+                continue
+            return
+    raise error
 
 
 def _describe_socket_error(err: OSError) -> str:
     if isinstance(err, ConnectionRefusedError):
         return "connection refused"
+    if isinstance(err, _ResolveTimeout):
+        return "name resolution timed out"
     if isinstance(err, TimeoutError):
         return "connection timed out"
     if isinstance(err, socket.gaierror):
@@ -468,15 +548,27 @@ class VendorBackend(abc.ABC):
         )
         return self.provider(replace(settings, base_url=url), key)
 
+    @property
+    def vendor_url(self) -> str:
+        """The vendor's API, where calls go when no base URL is set."""
+        return f"https://{self.vendor_host}"
+
     def check(self, model: str, *, base_url: str | None, connect_timeout: float) -> None:
+        """The key (or a non-vendor URL), then a connect to the server calls will go to:
+        the base URL, else the vendor's API (an unreachable API would otherwise cost
+        every call its full retry schedule before failing)."""
         _, url = resolve_api_key(
             key_env=self.key_env,
             url_env=self.url_env,
             base_url=base_url,
             default_host=self.vendor_host,
         )
-        if url is not None:
-            check_reachable(url, url_env=self.url_env, connect_timeout=connect_timeout)
+        check_reachable(
+            url or self.vendor_url,
+            url_env=self.url_env,
+            connect_timeout=connect_timeout,
+            vendor=url is None,
+        )
 
 
 def count_words(text: str) -> int:

@@ -246,8 +246,11 @@ def create_provider(
 def check_provider(spec: str, *, base_url: str | None = None, connect_timeout: float = 3.0) -> None:
     """Preflight, before any work: raise a one-line ``ProviderConfigError`` naming what to set.
 
-    Unknown provider, missing API key (a non-vendor base URL needs none), a base URL whose
-    host:port refuses a TCP connection, a missing or corrupt script file.
+    Unknown provider, missing API key (a non-vendor base URL needs none), a missing or
+    corrupt script file, or a server calls could not reach: the base URL or, without one,
+    the vendor's API (through the environment's proxy, if any). Reachability is one TCP
+    connect, name resolution included, within ``connect_timeout`` seconds, so an
+    unreachable API fails here in seconds rather than after every call's retries.
     """
     name, model = parse_model_spec(spec)
     _backend(name).check(model, base_url=base_url, connect_timeout=connect_timeout)

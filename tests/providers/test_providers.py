@@ -827,7 +827,9 @@ def test_unknown_provider_is_a_config_error() -> None:
 
 
 @pytest.mark.parametrize("fmt", FORMATS)
-def test_missing_key_names_what_to_set(fmt: str, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_missing_key_names_what_to_set(
+    fmt: str, monkeypatch: pytest.MonkeyPatch, server: LoopbackServer
+) -> None:
     key, url = f"{fmt.upper()}_API_KEY", f"{fmt.upper()}_BASE_URL"
     expected = f"set {key} (or pass --base-url / set {url} for a local server, which needs no key)"
     for call in (check_provider, create_provider):
@@ -835,7 +837,14 @@ def test_missing_key_names_what_to_set(fmt: str, monkeypatch: pytest.MonkeyPatch
             call(f"{fmt}/some-model")
         assert str(info.value) == expected
     monkeypatch.setenv(key, "sk-test")
-    check_provider(f"{fmt}/some-model")  # a key and the vendor URL: nothing to contact
+    # A key and the vendor URL: the preflight connects to the vendor's host, here a
+    # loopback stand-in (tests never reach the internet; see tests/providers/test_preflight.py).
+    from providers._anthropic import AnthropicBackend
+    from providers._openai import OpenAIBackend
+
+    backend = OpenAIBackend if fmt == "openai" else AnthropicBackend
+    monkeypatch.setattr(backend, "vendor_host", server.openai_base_url.split("/")[2])
+    check_provider(f"{fmt}/some-model")
     create_provider(f"{fmt}/some-model")
 
 
