@@ -146,8 +146,13 @@ class Attempt(_Model):
     reasons: list[str] = Field(default_factory=list)
     differential_inputs: int = 0
     differential_mismatches: int = 0
-    checks: dict[str, bool] = Field(default_factory=dict)
-    """Named tester checks (compiles, runs, deterministic, non_degenerate, differential...)."""
+    checks: dict[str, bool | None] = Field(default_factory=dict)
+    """Named tester checks (compiles, runs, schema, differential, deterministic,
+    non_degenerate): true passed, false failed, null not run (the tester stopped first)."""
+    errors: list[str] = Field(default_factory=list)
+    """The tester's error messages (a failing call, why it stopped), each clipped."""
+    examples: list[str] = Field(default_factory=list)
+    """The tester's failing examples (input, expected, got), each clipped."""
     template: str | None = None
     model: str | None = None
     """Model ids of the attempt's calls, comma-separated (None for the procedural backend)."""

@@ -11,7 +11,14 @@ from generator.backends import (
     create_backend,
 )
 from generator.llm_backend import LlmBackend, create_llm_backend
-from generator.suite import GenerateConfig, GenerateResult, generate_suite
+from generator.suite import (
+    GenerateConfig,
+    GenerateResult,
+    SuiteExistsError,
+    SuiteFolder,
+    generate_suite,
+    inspect_suite,
+)
 from generator.tester import CandidateReport, check_candidate
 
 __all__ = [
@@ -26,8 +33,11 @@ __all__ = [
     "PlayLog",
     "PlayTurn",
     "ProceduralBackend",
+    "SuiteExistsError",
+    "SuiteFolder",
     "check_candidate",
     "create_backend",
     "create_llm_backend",
     "generate_suite",
+    "inspect_suite",
 ]

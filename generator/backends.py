@@ -23,7 +23,7 @@ from typing import Protocol
 
 from blackboxes.box import CallRecord, Verdict
 from blackboxes.families import Family, Rule
-from generator.tester import CandidateReport
+from generator.tester import CandidateReport, describe_checks
 from oracle_bench.errors import UnknownNameError, UsageError
 from templates import render
 
@@ -158,31 +158,35 @@ def _llm_needs_models() -> Backend:
 
 
 def judge_report(report: CandidateReport) -> Judgement:
-    """The verdict a tester report supports on its own (the procedural refiner)."""
+    """The verdict a tester report supports on its own (the procedural refiner).
+
+    Its reasons are the tester's own messages (errors, failing examples, why it stopped),
+    so a rejected attempt records what went wrong, not only which checks did not pass.
+    """
     checks = report.checks
     evidence = tuple(report.examples) + tuple(report.errors)
-    if not checks.get("compiles", False) or not checks.get("runs", False):
+    if report.passed:
+        if "differential" not in checks:
+            return Judgement("correct", (f"every property check holds on {report.inputs} inputs",))
+        return Judgement(
+            "correct", (f"matches the reference rule on all {report.inputs} differential inputs",)
+        )
+    summary = f"checks {describe_checks(checks)}"
+    runs = checks.get("compiles") is True and checks.get("runs") is True
+    if not runs or report.not_run():  # a check not run: the tester had to stop
         return Judgement(
             "execution_error",
-            tuple(report.errors) or ("the code does not run",),
+            (*(report.errors or ("the code does not run",)), summary),
             evidence=evidence,
         )
-    if not checks.get("deterministic", False):
+    if checks.get("deterministic") is False:
         return Judgement(
             "execution_error",
-            ("outputs differ between two runs of the same input",),
+            ("outputs differ between two runs of the same input", summary),
             evidence=evidence,
         )
-    failed = sorted(name for name, ok in checks.items() if not ok)
-    if failed:
-        reasons = [f"failed checks: {', '.join(failed)}"]
-        reasons += list(report.examples) + list(report.errors)
-        return Judgement("misalignment", tuple(reasons), evidence=evidence)
-    if "differential" not in checks:
-        return Judgement("correct", (f"every property check holds on {report.inputs} inputs",))
-    return Judgement(
-        "correct", (f"matches the reference rule on all {report.inputs} differential inputs",)
-    )
+    reasons = [summary, *report.examples, *report.errors]
+    return Judgement("misalignment", tuple(reasons), evidence=evidence)
 
 
 @register_backend("procedural")

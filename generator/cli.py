@@ -9,13 +9,27 @@ from pathlib import Path
 from typing import Any
 
 from rich.console import Console
-from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+from rich.progress import (
+    BarColumn,
+    MofNCompleteColumn,
+    Progress,
+    TaskID,
+    TextColumn,
+    TimeElapsedColumn,
+)
 
 from blackboxes.box import Level
 from blackboxes.families import LEVELS, family_names, get_family
 from blackboxes.families.dfa import level_of
 from generator.backends import backend_names
-from generator.suite import DESIGNS, GenerateConfig, LlmModels, check_models, generate_suite
+from generator.suite import (
+    DESIGNS,
+    GenerateConfig,
+    GenerateResult,
+    LlmModels,
+    SuiteFolder,
+    generate_suite,
+)
 from oracle_bench.cli import ArgumentParser, configure_logging, suites_root
 from oracle_bench.errors import OracleBenchError, UnknownNameError, UsageError
 from providers import RetryEvent, parse_base_urls
@@ -35,8 +49,9 @@ Every box is verified before it is written: its code runs in the sandbox and mus
 match the trusted reference rule on at least 200 inputs. The same arguments give a
 byte-identical suite. Set ORACLE_BENCH_SUITES to change the default folder.
 An interrupted run (Ctrl-C, a crash, even kill -9) finishes when the same command
-is run again: accepted boxes, graph checkpoints and completed LLM calls are kept
-under <suite>/.generator/.
+is run again: written boxes, graph checkpoints and completed LLM calls are kept, and
+a complete suite is left as it is. A folder holding a suite made with other arguments
+is refused (exit 2) unless --overwrite replaces it.
 """
 
 
@@ -67,6 +82,12 @@ def build_parser() -> ArgumentParser:
         default=None,
         metavar="DIR",
         help="suite folder (default: <suites>/<CAT>-<level>-seed<S>-n<N>)",
+    )
+    parser.add_argument(
+        "--overwrite",
+        action="store_true",
+        help="replace what --out holds if it is not this command's suite (a suite made "
+        "with other arguments, a damaged one, other files); without it that is refused",
     )
     parser.add_argument(
         "--backend",
@@ -151,6 +172,13 @@ def build_parser() -> ArgumentParser:
         metavar="N",
         help="LLM calls in flight at once per provider (default 4)",
     )
+    llm.add_argument(
+        "--timeout",
+        type=float,
+        default=None,
+        metavar="S",
+        help="seconds per LLM call attempt, each retry included (default 600)",
+    )
     parser.add_argument("-v", "--verbose", action="count", default=0, help="more logging")
     return parser
 
@@ -166,8 +194,9 @@ def _llm_models(args: argparse.Namespace) -> LlmModels | None:
             ("--base-url", args.base_url),
             ("-M", args.model_option),
             ("--max-per-provider", args.max_per_provider),
+            ("--timeout", args.timeout),
         )
-        if value
+        if value is not None and value != []
     ]
     if args.backend != "llm":
         if given:
@@ -187,6 +216,7 @@ def _llm_models(args: argparse.Namespace) -> LlmModels | None:
         options=options,
         base_urls=parse_base_urls(args.base_url),
         max_per_provider=4 if args.max_per_provider is None else args.max_per_provider,
+        timeout=600.0 if args.timeout is None else args.timeout,
     )
 
 
@@ -206,76 +236,116 @@ def _level(args: argparse.Namespace) -> Level:
     raise UsageError("the following arguments are required: --level")
 
 
+def _config(args: argparse.Namespace) -> GenerateConfig:
+    family = get_family(args.category)
+    if args.states is not None and family.name != "DFA":
+        raise UsageError(f"--states applies to DFA boxes, not {family.name}")
+    config = GenerateConfig(
+        category=args.category,
+        level=_level(args),
+        n=args.n,
+        seed=args.seed,
+        out=args.out,
+        backend=args.backend,
+        max_attempts=args.max_attempts,
+        states=args.states,
+        counterexamples=args.counterexamples,
+        alphabet_size=args.alphabet_size,
+        llm=_llm_models(args),
+        jobs=args.jobs,
+        overwrite=args.overwrite,
+    )
+    config.validate()
+    family.configure(**config.family_options())
+    return config
+
+
+def _usage_error(exc: UsageError) -> str:
+    if isinstance(exc, UnknownNameError) and exc.what == "category":
+        return (
+            f"oracle-gen: error: category {exc.name!r} does not exist yet; "
+            f"available: {', '.join(exc.available)}"
+        )
+    return f"oracle-gen: error: {exc}"
+
+
+def _summary(result: GenerateResult) -> str:
+    if result.unchanged:
+        return (
+            f"kept {len(result.accepted)} boxes in {result.path}: the suite was complete "
+            "already, nothing was written"
+        )
+    notes = []
+    if result.skipped:
+        notes.append(f"kept {len(result.skipped)} from an earlier run")
+    if result.rejected:
+        notes.append(f"{len(result.rejected)} rejected")
+    if result.failed:
+        notes.append(f"{len(result.failed)} of them failed on provider errors")
+    return f"wrote {len(result.accepted)} verified boxes to {result.path}" + (
+        f" ({'; '.join(notes)})" if notes else ""
+    )
+
+
 def main(argv: list[str] | None = None) -> int:
     console = Console(stderr=True)
     err = Console(stderr=True, highlight=False, soft_wrap=True)
     try:
         args = build_parser().parse_args(argv)
-        family = get_family(args.category)
-        if args.states is not None and family.name != "DFA":
-            raise UsageError(f"--states applies to DFA boxes, not {family.name}")
-        config = GenerateConfig(
-            category=args.category,
-            level=_level(args),
-            n=args.n,
-            seed=args.seed,
-            out=args.out,
-            backend=args.backend,
-            max_attempts=args.max_attempts,
-            states=args.states,
-            counterexamples=args.counterexamples,
-            alphabet_size=args.alphabet_size,
-            llm=_llm_models(args),
-            jobs=args.jobs,
-        )
-        config.validate()
-        family.configure(**config.family_options())
-        # Preflight before any work: models, keys and servers, one line naming what to set.
-        check_models(config)
-    except UnknownNameError as exc:
-        if exc.what == "category":
-            err.print(
-                f"oracle-gen: error: category {exc.name!r} does not exist yet; "
-                f"available: {', '.join(exc.available)}",
-                markup=False,
-            )
-        else:
-            err.print(f"oracle-gen: error: {exc}", markup=False)
-        return 2
+        config = _config(args)
     except UsageError as exc:
-        err.print(f"oracle-gen: error: {exc}", markup=False)
+        err.print(_usage_error(exc), markup=False)
         return 2
     configure_logging(args.verbose, console)
     if args.verbose <= 0:
         # The progress bar and one line per wait (below) already show the retries.
         logging.getLogger("providers.retry").setLevel(logging.ERROR)
-    try:
-        with Progress(
-            TextColumn("[bold]generating[/] {task.description}"),
-            BarColumn(),
-            MofNCompleteColumn(),
-            TimeElapsedColumn(),
-            console=console,
-            transient=False,
-        ) as bar:
-            task = bar.add_task(f"{config.category.upper()} {config.label()}", total=config.n)
+    bar = Progress(
+        TextColumn("[bold]generating[/] {task.description}"),
+        BarColumn(),
+        MofNCompleteColumn(),
+        TimeElapsedColumn(),
+        console=console,
+        transient=False,
+    )
+    tasks: list[TaskID] = []
 
-            def progress(done: int, total: int, box_id: str, status: str) -> None:
-                bar.update(task, completed=done, description=f"{box_id} {status}")
-
-            def on_retry(event: RetryEvent) -> None:
-                wait = (
-                    f"{event.provider}: {event.reason}; "
-                    f"retry {event.attempt} in {event.wait_s:.3g}s"
-                )
-                bar.update(task, description=f"waiting ({wait})")
-                bar.console.print(
-                    f"oracle-gen: {wait}", markup=False, highlight=False, soft_wrap=True
-                )
-
-            result = generate_suite(
-                config, suites_root=suites_root(), progress=progress, on_retry=on_retry
+    def on_start(folder: SuiteFolder) -> None:
+        # Only once the folder, its lock and the models have been checked: a refusal is
+        # one line on stderr, with no progress bar around it.
+        bar.start()
+        tasks.append(
+            bar.add_task(
+                f"{config.category.upper()} {config.label()}",
+                total=config.n,
+                completed=len(folder.boxes),
             )
+        )
+
+    def progress(done: int, total: int, box_id: str, status: str) -> None:
+        bar.update(tasks[0], completed=done, description=f"{box_id} {status}")
+
+    def on_retry(event: RetryEvent) -> None:
+        wait = f"{event.provider}: {event.reason}; retry {event.attempt} in {event.wait_s:.3g}s"
+        if tasks:
+            bar.update(tasks[0], description=f"waiting ({wait})")
+        bar.console.print(f"oracle-gen: {wait}", markup=False, highlight=False, soft_wrap=True)
+
+    try:
+        try:
+            result = generate_suite(
+                config,
+                suites_root=suites_root(),
+                progress=progress,
+                on_retry=on_retry,
+                on_start=on_start,
+            )
+        finally:
+            if tasks:
+                bar.stop()
+    except UsageError as exc:  # the folder, its lock, the preflight: before any work
+        err.print(_usage_error(exc), markup=False)
+        return 2
     except OracleBenchError as exc:
         err.print(f"oracle-gen: error: {exc}", markup=False)
         return 1
@@ -289,16 +359,7 @@ def main(argv: list[str] | None = None) -> int:
         logging.getLogger(__name__).debug("internal error", exc_info=True)
         err.print(f"oracle-gen: internal error: {type(exc).__name__}: {exc}", markup=False)
         return 1
-    out = Console(highlight=False)
-    notes = []
-    if result.rejected:
-        notes.append(f"{len(result.rejected)} rejected")
-    if result.failed:
-        notes.append(f"{len(result.failed)} of them failed on provider errors")
-    out.print(
-        f"wrote {len(result.accepted)} verified boxes to {result.path}"
-        + (f" ({'; '.join(notes)})" if notes else "")
-    )
+    Console(highlight=False, soft_wrap=True).print(_summary(result), markup=False)
     return 0
 
 

@@ -36,7 +36,12 @@ from blackboxes.box import CallRecord, Level
 from blackboxes.families import Family, Rule
 from generator._state import CandidateState
 from generator.backends import Backend, Judgement
-from generator.tester import CandidateReport, check_candidate
+from generator.tester import (
+    DEFAULT_TESTER_BUDGET_S,
+    CandidateReport,
+    check_candidate,
+    describe_checks,
+)
 from oracle_bench.errors import GenerationError
 from oracle_bench.jsonio import sha256_hex
 from oracle_bench.rng import rng_for
@@ -62,6 +67,20 @@ class GraphSettings:
     max_attempts: int = 3
     differential_inputs: int = 256
     limits: SandboxLimits | None = None
+    tester_budget_s: float | None = DEFAULT_TESTER_BUDGET_S
+    """Wall-clock seconds per tester run (see ``generator.tester``); None: unbounded."""
+
+
+_RECORDED_MESSAGES = 8
+"""Tester errors (and, separately, failing examples) an attempt record keeps."""
+_RECORDED_CHARS = 400
+
+
+def _clip_messages(items: Iterable[str]) -> list[str]:
+    out = []
+    for item in list(items)[:_RECORDED_MESSAGES]:
+        out.append(item if len(item) <= _RECORDED_CHARS else item[: _RECORDED_CHARS - 3] + "...")
+    return out
 
 
 def recursion_limit(max_attempts: int) -> int:
@@ -188,10 +207,11 @@ def build_graph(
             rng,
             n_inputs=settings.differential_inputs,
             limits=settings.limits,
+            budget_s=settings.tester_budget_s,
         )
         pending = list(state.get("pending_calls", []))
         play_log = None
-        if play_test is not None and report.checks.get("compiles", False):
+        if play_test is not None and report.checks.get("compiles") is True:
             with call_scope(f"{state['box_id']}/attempt-{state['attempt']}/tester"):
                 log = play_test(rule, family, state["code"])
             if log is not None:
@@ -200,14 +220,7 @@ def build_graph(
         return {"report": report.to_json(), "play_log": play_log, "pending_calls": pending}
 
     def refiner(state: CandidateState) -> dict[str, Any]:
-        report = CandidateReport(
-            checks=state["report"]["checks"],
-            inputs=state["report"]["inputs"],
-            mismatches=state["report"]["mismatches"],
-            errors=state["report"]["errors"],
-            examples=state["report"]["examples"],
-            layers=tuple(state["report"]["layers"]),
-        )
+        report = CandidateReport.from_json(state["report"])
         rule = rule_of(state)
         with call_scope(f"{state['box_id']}/attempt-{state['attempt']}/refiner"):
             judgement = backend.judge(rule, family, state["code"], report, state.get("play_log"))
@@ -215,12 +228,14 @@ def build_graph(
         verdict = judgement.verdict
         overruled = False
         if verdict == "correct" and not report.passed:
-            # The refiner never gets the last word against a failing check.
-            failed = sorted(k for k, ok in report.checks.items() if not ok)
+            # The refiner never gets the last word against a check that did not pass.
+            evidence = (report.errors or report.examples)[:1]
             reasons.append(
-                f"overruled: refiner said correct but checks failed: {', '.join(failed)}"
+                f"overruled: refiner said correct but checks {describe_checks(report.checks)}"
+                + "".join(f" ({e})" for e in evidence)
             )
-            verdict = "execution_error" if not report.checks.get("runs", False) else "misalignment"
+            runs = report.checks.get("compiles") is True and report.checks.get("runs") is True
+            verdict = "misalignment" if runs else "execution_error"
             overruled = True
         calls = [CallRecord.model_validate(c) for c in state.get("pending_calls", [])]
         if state["attempt"] == 1:
@@ -236,6 +251,8 @@ def build_graph(
             "differential_inputs": report.inputs,
             "differential_mismatches": report.mismatches,
             "checks": dict(sorted(report.checks.items())),
+            "errors": _clip_messages(report.errors),
+            "examples": _clip_messages(report.examples),
             "template": state.get("template"),
             **summary,
             "calls": _dump(calls),
@@ -252,8 +269,7 @@ def build_graph(
         }
 
     def route(state: CandidateState) -> Literal["accept", "coder", "reject"]:
-        passed = bool(state["report"]["checks"]) and all(state["report"]["checks"].values())
-        if state["verdict"] == "correct" and passed:
+        if state["verdict"] == "correct" and CandidateReport.from_json(state["report"]).passed:
             return "accept"
         return "coder" if state["attempt"] < settings.max_attempts else "reject"
 

@@ -64,7 +64,7 @@ __all__ = [
 
 logger = logging.getLogger(__name__)
 
-PROMPT_VERSION = "2"
+PROMPT_VERSION = "3"
 """Version of the prompt set below; bump it whenever a template or system prompt changes."""
 
 CODER_TEMPLATE = "prompts/coder.j2"

@@ -1,10 +1,21 @@
 """Generate a suite: sample rules, run each through the graph, write accepted boxes.
 
-A run is resumable at three levels, so an ``oracle-gen`` killed at any moment (even
-with SIGKILL) and started again with the same arguments finishes the suite without
-redoing work:
+A suite folder belongs to the arguments that made it. A run into a folder holding a
+suite made with other arguments (or files that are not a suite) is refused before any
+work, naming the first argument that differs, unless ``GenerateConfig.overwrite``; a
+run with the same arguments never replaces or deletes a box already written:
 
-* accepted boxes are journalled in ``.suite.partial.json`` as they are written;
+* a complete suite (suite.json) is left byte for byte as it is;
+* an unfinished one (the ``.suite.partial.json`` journal) keeps every journalled box,
+  and candidates run only to fill the slots still missing.
+
+One run at a time writes into a folder (``oracle_bench.lock.FolderLock`` on
+``.generator/lock``). A run is resumable at three levels, so an ``oracle-gen`` killed at
+any moment (even with SIGKILL) and started again with the same arguments finishes the
+suite without redoing work:
+
+* written boxes and rejected candidates are journalled in ``.suite.partial.json`` as
+  they are committed;
 * with the ``llm`` backend, every candidate's graph is checkpointed in
   ``<suite>/.generator/checkpoints.sqlite`` (LangGraph ``SqliteSaver``, thread id =
   box id), so an interrupted candidate resumes at the node it was in;
@@ -21,8 +32,9 @@ from __future__ import annotations
 import json
 import logging
 import os
-import shutil
+import re
 import sqlite3
+from collections import deque
 from collections.abc import Callable, Mapping
 from concurrent.futures import Future, ThreadPoolExecutor
 from contextlib import ExitStack
@@ -33,7 +45,19 @@ from typing import Any, Literal
 
 from blackboxes.box import Attempt, BoxEntry, Level, Provenance, SuiteInfo
 from blackboxes.families import LEVELS, Family, Rule, get_family
-from blackboxes.store import load_box, load_suite, write_box, write_suite
+from blackboxes.store import load_box, write_box, write_suite
+from generator._folder import (
+    CACHE_NAME,
+    GENERATOR_DIR,
+    PARTIAL_NAME,
+    SUITE_NAME,
+    Found,
+    SuiteExistsError,
+    SuiteFolder,
+    clear_suite,
+    lock_suite,
+    read_folder,
+)
 from generator.backends import Backend, create_backend
 from generator.graph import (
     DESIGNED_KIND,
@@ -42,15 +66,18 @@ from generator.graph import (
     build_graph,
     recursion_limit,
 )
+from generator.tester import DEFAULT_TESTER_BUDGET_S, describe_checks
 from oracle_bench import __version__
 from oracle_bench.errors import (
     BoxError,
+    CorruptBoxError,
     GenerationError,
     ProviderConfigError,
     ProviderError,
     UsageError,
 )
 from oracle_bench.jsonio import atomic_write_text, canonical_json
+from oracle_bench.lock import FolderLock
 from oracle_bench.rng import rng_for, seed_for
 from providers import RetryHook, Usage, base_url_for
 from providers.pricing import PricingTable, load_pricing
@@ -64,28 +91,31 @@ __all__ = [
     "GenerateConfig",
     "GenerateResult",
     "LlmModels",
+    "SuiteExistsError",
+    "SuiteFolder",
     "check_models",
     "default_suite_name",
     "generate_suite",
+    "inspect_suite",
+    "lock_suite",
+    "suite_path",
 ]
 
 logger = logging.getLogger(__name__)
 
-PARTIAL_NAME = ".suite.partial.json"
-"""Journal of the boxes accepted so far; replaced by suite.json when the suite is complete."""
-GENERATOR_DIR = ".generator"
-"""A suite's resumable working state (checkpoints, LLM call cache, telemetry)."""
 CHECKPOINTS_NAME = "checkpoints.sqlite"
-CACHE_NAME = "llm-cache.sqlite"
 _RUN_NAME = "run.json"
 _TELEMETRY_NAME = "telemetry.jsonl"
 
 ProgressFn = Callable[[int, int, str, str], None]
-"""(accepted so far, target, box id, status) after each candidate, in index order.
+"""(boxes in the suite so far, target, box id, status) after each candidate, in index order.
 
-Status is ``kept`` (verified box of an earlier run), ``accepted``, ``rejected`` or
+Status is ``kept`` (a box an earlier run wrote), ``accepted``, ``rejected`` or
 ``failed`` (a provider error the retry layer gave up on).
 """
+StartFn = Callable[[SuiteFolder], None]
+"""Called once the folder is locked and checked and the models preflighted, before the
+first candidate runs (not when the suite is complete already)."""
 
 Design = Literal["reference", "llm"]
 DESIGNS: tuple[Design, ...] = ("reference", "llm")
@@ -106,6 +136,8 @@ class LlmModels:
     """Server per provider name (``openai``, ``anthropic``); key ``""``: every provider."""
     max_per_provider: int = 4
     """Calls in flight at once per provider name, over all boxes of a run."""
+    timeout: float = 600.0
+    """Seconds per LLM call attempt (``--timeout``); each retry gets as long again."""
 
     def roles(self) -> dict[str, str]:
         """``{"coder": spec, "refiner": spec, "tester": spec}`` (tester only when set)."""
@@ -131,6 +163,8 @@ class LlmModels:
             raise UsageError(f"--design must be one of {', '.join(DESIGNS)}, not {self.design!r}")
         if self.max_per_provider < 1:
             raise UsageError(f"--max-per-provider must be >= 1, not {self.max_per_provider}")
+        if not self.timeout > 0:
+            raise UsageError(f"--timeout must be > 0 seconds, not {self.timeout:g}")
 
 
 @dataclass(frozen=True)
@@ -156,6 +190,10 @@ class GenerateConfig:
     """The models of the ``llm`` backend (required with it, refused without it)."""
     jobs: int = 1
     """Candidates generated at once; the suite is the same for every value."""
+    overwrite: bool = False
+    """Replace what ``out`` holds when it is not this run's suite (``--overwrite``)."""
+    tester_budget_s: float | None = DEFAULT_TESTER_BUDGET_S
+    """Wall-clock seconds per tester run of a candidate attempt (None: unbounded)."""
 
     def family_options(self) -> dict[str, Any]:
         """The family options this config sets (``Family.configure`` keywords)."""
@@ -191,6 +229,8 @@ class GenerateConfig:
             raise UsageError("the differential test needs at least 200 inputs")
         if self.jobs < 1:
             raise UsageError(f"--jobs must be >= 1, not {self.jobs}")
+        if self.tester_budget_s is not None and not self.tester_budget_s > 0:
+            raise UsageError(f"the tester's budget must be > 0 seconds, not {self.tester_budget_s}")
         if self.backend == "llm" and self.llm is None:
             raise UsageError("--backend llm needs --coder MODEL and --refiner MODEL")
         if self.llm is not None:
@@ -212,6 +252,8 @@ class GenerateResult:
     """Boxes found already written and verified (a resumed run)."""
     failed: list[str] = field(default_factory=list)
     """Candidates stopped by a provider error (also in ``rejected``)."""
+    unchanged: bool = False
+    """The suite was complete already: every box kept, nothing written."""
 
 
 def default_suite_name(category: str, label: str, seed: int, n: int) -> str:
@@ -225,11 +267,12 @@ def check_models(config: GenerateConfig) -> None:
 
     Raises ``ProviderConfigError`` (a ``UsageError``) naming what to set: an unknown
     provider or model string, a ``--base-url`` for an unknown provider, a missing API key,
-    a malformed or unreachable base URL, a missing scripted file, model options the
-    provider refuses (``max_tokens=abc``, a reserved request field), a bad pricing file
-    (``ORACLE_BENCH_PRICING``). Each provider is built once, as the run will build it
-    (building one never contacts its server), and dropped. Does nothing for other
-    backends.
+    a malformed base URL, a server that cannot be reached (the base URL, or the vendor's
+    API when a key is set: a connect within a few seconds), a missing scripted file,
+    model options the provider refuses (``max_tokens=abc``, a reserved request field), a
+    bad pricing file (``ORACLE_BENCH_PRICING``). Each provider is built once, as the run
+    will build it (building one never contacts its server), and dropped. Does nothing
+    for other backends.
     """
     if config.llm is None:
         return
@@ -246,7 +289,11 @@ def check_models(config: GenerateConfig) -> None:
     for spec in dict.fromkeys(llm.roles().values()):
         check_provider(spec, base_url=llm.base_url(spec))
         provider = create_provider(
-            spec, options=dict(llm.options), base_url=llm.base_url(spec), pricing=pricing
+            spec,
+            options=dict(llm.options),
+            base_url=llm.base_url(spec),
+            pricing=pricing,
+            timeout=llm.timeout,
         )
         close = getattr(provider, "close", None)
         if close is not None:
@@ -281,6 +328,43 @@ class _Outcome:
     """Why a provider error stopped the candidate."""
 
 
+def suite_path(config: GenerateConfig, *, suites_root: Path = Path("suites")) -> Path:
+    """The folder a run writes: ``config.out``, else ``<suites_root>/<default name>``."""
+    if config.out:
+        return Path(config.out)
+    family = get_family(config.category).configure(**config.family_options())
+    return suites_root / default_suite_name(family.name, config.label(), config.seed, config.n)
+
+
+def inspect_suite(
+    config: GenerateConfig, *, suites_root: Path = Path("suites"), backend: str | None = None
+) -> SuiteFolder:
+    """What the run's folder holds and what the run will do with it; reads only.
+
+    A suite made with other arguments (the first one that differs is named), an
+    unreadable manifest or a non-empty folder that is not a suite raises
+    ``SuiteExistsError`` (a ``UsageError``: exit 2), unless ``config.overwrite``: the
+    folder is then ``new`` and ``replaces`` says what goes. ``backend`` is the backend's
+    name when it is not ``config.backend`` (a custom ``Backend`` object).
+    """
+    family = get_family(config.category).configure(**config.family_options())
+    out = suite_path(config, suites_root=suites_root)
+    found = read_folder(out)
+    refusal = _refusal(out, found, config, family.name, backend or config.backend)
+    if refusal is not None:
+        if not config.overwrite:
+            raise SuiteExistsError(f"{refusal}: use --overwrite to replace it, or another --out")
+        return SuiteFolder(out, "new", replaces=refusal)
+    if found.manifest is None:
+        return SuiteFolder(out, "new")
+    return SuiteFolder(
+        out,
+        "complete" if found.complete else "resume",
+        tuple(found.manifest.boxes),
+        tuple(found.manifest.rejected),
+    )
+
+
 def generate_suite(
     config: GenerateConfig,
     *,
@@ -291,76 +375,233 @@ def generate_suite(
     on_retry: RetryHook | None = None,
     retry: RetryPolicy | None = None,
     checkpoint: bool | None = None,
+    on_start: StartFn | None = None,
 ) -> GenerateResult:
-    """Generate ``config.n`` verified boxes into a suite directory and return where.
+    """Generate ``config.n`` verified boxes into a suite folder and return where.
 
-    Boxes already present and verified (from an interrupted run with the same
-    arguments) are kept, not regenerated. With ``config.backend == "llm"`` and no
-    ``backend`` given, the providers are preflighted, built with the suite's call
-    cache, ``on_retry`` and ``retry`` (a ``providers.RetryPolicy``), and bounded to
-    ``max_per_provider`` calls at once per provider name. ``checkpoint`` turns the
-    per-box graph checkpoints on or off (default: on for the ``llm`` backend).
+    Before any work: the folder is checked (``inspect_suite``: a suite made with other
+    arguments is refused, or replaced with ``config.overwrite``), locked for the whole
+    run (``lock_suite``: a second run into the same folder raises ``FolderLockedError``)
+    and, with ``config.backend == "llm"`` and no ``backend`` given, the models are
+    preflighted (``check_models``); each of these raises a ``UsageError``.
 
-    Candidates run ``config.jobs`` at a time but are committed in index order: the
-    suite is the first ``n`` accepted candidate indices, whatever the concurrency.
-    A candidate stopped by a ``ProviderError`` is recorded under ``rejected/`` with
-    the reason and the run goes on.
+    A complete suite made with the same arguments is kept as it is (``unchanged``). An
+    unfinished one keeps every journalled box; candidates run only for the slots still
+    missing, so a box once written is never replaced. The ``llm`` providers are built
+    with the suite's call cache, ``on_retry`` and ``retry`` (a ``providers.RetryPolicy``)
+    and bounded to ``max_per_provider`` calls at once per provider name. ``checkpoint``
+    turns the per-box graph checkpoints on or off (default: on for the ``llm`` backend).
+
+    Candidates run ``config.jobs`` at a time but are committed in index order: with no
+    journalled boxes, the suite is the first ``n`` accepted candidate indices, whatever
+    the concurrency. A candidate stopped by a ``ProviderError`` is recorded under
+    ``rejected/`` with the reason and the run goes on.
     """
     config.validate()
     family = get_family(config.category).configure(**config.family_options())
     name = default_suite_name(family.name, config.label(), config.seed, config.n)
-    out = Path(config.out) if config.out else suites_root / name
+    backend_name = backend.name if backend is not None else config.backend
+    out = suite_path(config, suites_root=suites_root)
     with ExitStack() as stack:
+        # Refuse early, reading only; lock before the preflight when the folder exists
+        # (a second run fails at once), after it when it does not (a failed preflight
+        # leaves no folder behind); then look again, under the lock.
+        folder = inspect_suite(config, suites_root=suites_root, backend=backend_name)
+        lock: FolderLock | None = None
+        if out.exists():
+            lock = lock_suite(out)
+            stack.callback(lock.release)
+            folder = inspect_suite(config, suites_root=suites_root, backend=backend_name)
+        if folder.state != "complete" and backend is None:
+            check_models(config)
+        if lock is None:
+            lock = lock_suite(out)
+            stack.callback(lock.release)
+            folder = inspect_suite(config, suites_root=suites_root, backend=backend_name)
+        try:
+            kept = {e.id: _verified(out, e) for e in folder.boxes}
+        except BoxError as exc:
+            if not config.overwrite:
+                raise GenerationError(
+                    f"{exc}; the suite is left as it is: use --overwrite to make it again"
+                ) from exc
+            folder = SuiteFolder(out, "new", replaces=f"{out} holds a damaged suite ({exc})")
+            kept = {}
+        if folder.state == "complete":
+            logger.info("%s is complete: kept %d boxes", out, len(kept))
+            return GenerateResult(
+                path=out,
+                accepted=list(kept),
+                rejected=[],
+                skipped=list(kept),
+                unchanged=True,
+            )
+        if folder.replaces is not None:
+            logger.warning("%s; replacing it (--overwrite)", folder.replaces)
+            clear_suite(out)
         if backend is None:
             if config.llm is not None:
-                check_models(config)
-                out.mkdir(parents=True, exist_ok=True)
                 backend = _llm_backend(config.llm, out, stack, on_retry, retry)
             else:
                 backend = create_backend(config.backend)
-        out.mkdir(parents=True, exist_ok=True)
         use_checkpoints = config.backend == "llm" if checkpoint is None else checkpoint
         checkpointer = None
         if use_checkpoints:
             checkpointer = _checkpointer(out, _run_identity(family.name, config, backend.name))
             stack.callback(checkpointer.conn.close)
-        result = _generate(config, family, name, out, backend, limits, progress, checkpointer)
-    return result
+        if on_start is not None:
+            on_start(folder)
+        run = _Run(config, family, name, out, backend, checkpointer, folder)
+        return run.generate(limits, progress)
 
 
-def _generate(
-    config: GenerateConfig,
-    family: Family,
-    name: str,
-    out: Path,
-    backend: Backend,
-    limits: SandboxLimits | None,
-    progress: ProgressFn | None,
-    checkpointer: Any,
-) -> GenerateResult:
-    kinds = family.kinds(config.level)
-    partial = out / PARTIAL_NAME
-    previous = _previous_entries(out, family.name, config, backend.name)
-    settings = GraphSettings(
-        seed=config.seed,
-        max_attempts=config.max_attempts,
-        differential_inputs=config.differential_inputs,
-        limits=limits,
+def _verified(out: Path, entry: BoxEntry) -> BoxEntry:
+    """The entry of a box already written, after checking its files against it (a
+    missing or tampered box raises its ``BoxError``: it is never regenerated behind the
+    user's back; ``--overwrite`` makes the suite again)."""
+    load_box(out, entry)
+    return entry
+
+
+@dataclass(frozen=True)
+class _Difference:
+    flag: str
+    recorded: Any
+    requested: Any
+
+    def render(self) -> str:
+        if self.requested is None:
+            return f"made with {self.flag} {self.recorded}, not without it"
+        if self.recorded is None:
+            return f"made without {self.flag}, not with {self.flag} {self.requested}"
+        return f"made with {self.flag} {self.recorded}, not {self.flag} {self.requested}"
+
+
+_NAME = re.compile(r"^(?P<category>[^-]+)-(?P<label>.+)-seed-?\d+-n(?P<n>\d+)$")
+
+
+def _suite_arguments(suite: SuiteInfo) -> dict[str, Any]:
+    """The arguments a manifest records, as ``{flag: value}`` in command-line order:
+    what "the same arguments" means, compared key by key (``_first_difference``).
+
+    The ONE place that reads them back, the seed included; this run's are read back from
+    the manifest it would write (``_suite_info``), so the two sides cannot drift apart.
+    ``-n`` comes from the suite's name (a journal lists only the boxes written so far).
+    """
+    options = dict(suite.options)
+    llm = options.pop("llm", None)
+    match = _NAME.match(suite.name)
+    args: dict[str, Any] = {"--category": suite.family, "--level": suite.level}
+    for key in sorted(options):
+        value = options[key]
+        if key == "states" and isinstance(value, list) and len(value) == 2:
+            value = f"{value[0]}-{value[1]}"
+        args["--" + key.replace("_", "-")] = value
+    args["-n"] = int(match.group("n")) if match else None
+    args["--seed"] = suite.seed
+    args["--backend"] = suite.backend
+    if isinstance(llm, dict):
+        for role in ("coder", "refiner", "tester"):
+            args["--" + role] = llm.get(role)
+        args["--design"] = llm.get("design")
+        model_options = llm.get("options") or {}
+        # Shown after the flag: "-M temperature=0 -M max_tokens=9".
+        shown = " -M ".join(f"{k}={json.dumps(model_options[k])}" for k in sorted(model_options))
+        args["-M"] = shown or None
+    args["oracle-bench"] = suite.tool_version
+    return args
+
+
+def _first_difference(recorded: SuiteInfo, requested: SuiteInfo) -> _Difference | None:
+    """The first argument (in command-line order) in which two manifests differ."""
+    theirs, ours = _suite_arguments(recorded), _suite_arguments(requested)
+    for flag in [*ours, *(k for k in theirs if k not in ours)]:
+        if theirs.get(flag) != ours.get(flag):
+            return _Difference(flag, theirs.get(flag), ours.get(flag))
+    return None
+
+
+def _suite_label(suite: SuiteInfo) -> str:
+    """``an ERI easy suite``, ``a DFA states4-5 suite``."""
+    match = _NAME.match(suite.name)
+    label = match.group("label") if match else suite.level
+    # Spelled out, these letters start with a vowel sound: "an ERI", "an M...".
+    article = "an" if suite.family[:1].upper() in set("AEFHILMNORSX") else "a"
+    return f"{article} {suite.family} {label} suite"
+
+
+def _refusal(
+    out: Path, found: Found, config: GenerateConfig, family: str, backend: str
+) -> str | None:
+    """Why this run may not write into ``out`` as it is, or None."""
+    if found.unreadable is not None:
+        return f"{out} holds a suite manifest that cannot be read ({found.unreadable})"
+    if found.manifest is None:
+        if found.other:
+            shown = ", ".join(found.other[:5]) + (", ..." if len(found.other) > 5 else "")
+            return f"{out} is not empty and holds no suite (found {shown})"
+        return None
+    requested = _suite_info(
+        default_suite_name(family, config.label(), config.seed, config.n),
+        family,
+        config,
+        backend,
+        [],
+        [],
     )
-    app = build_graph(family, backend, settings, checkpointer=checkpointer)
-    entries: list[BoxEntry] = []
-    rejected: list[str] = []
-    failed: list[str] = []
-    skipped: list[str] = []
-    max_candidates = config.max_candidates or 3 * config.n
-    models = _models_of(config, backend)
-    pricing = load_pricing() if config.llm is not None else PricingTable()
-    telemetry = out / GENERATOR_DIR / _TELEMETRY_NAME
+    difference = _first_difference(found.manifest, requested)
+    if difference is None:
+        return None
+    what = _suite_label(found.manifest)
+    if not found.complete:
+        what = what.replace(" suite", " suite (unfinished)", 1)
+    return f"{out} holds {what} {difference.render()}"
 
-    def candidate(index: int) -> _Candidate:
-        box_id = f"{family.name}-{config.label()}-{index:04d}"
+
+class _Run:
+    """One run's candidates: which to run, in what order, and what to write."""
+
+    def __init__(
+        self,
+        config: GenerateConfig,
+        family: Family,
+        name: str,
+        out: Path,
+        backend: Backend,
+        checkpointer: Any,
+        folder: SuiteFolder,
+    ) -> None:
+        self.config = config
+        self.family = family
+        self.name = name
+        self.out = out
+        self.backend = backend
+        self.checkpointer = checkpointer
+        self.prefix = f"{family.name}-{config.label()}-"
+        manifest = out / (PARTIAL_NAME if folder.state == "resume" else SUITE_NAME)
+        # Index -> entry of the boxes already written: kept whatever this run does.
+        self.kept = {self._index(e.id, manifest): e for e in folder.boxes}
+        self.new: dict[int, BoxEntry] = {}
+        # Index -> id of every candidate the suite records as rejected (earlier runs too).
+        self.rejected = {self._index(r, manifest): r for r in folder.rejected}
+        self.rejected_now: list[str] = []
+        self.failed: list[str] = []
+        self.models = _models_of(config, backend)
+        self.pricing = load_pricing() if config.llm is not None else PricingTable()
+        self.telemetry = out / GENERATOR_DIR / _TELEMETRY_NAME
+
+    def _index(self, box_id: str, manifest: Path) -> int:
+        digits = box_id[len(self.prefix) :]
+        if not box_id.startswith(self.prefix) or not digits.isdigit():
+            raise CorruptBoxError(f"box id {box_id!r} is not one of this suite's", manifest)
+        return int(digits)
+
+    def candidate(self, index: int) -> _Candidate:
+        family, config = self.family, self.config
+        box_id = f"{self.prefix}{index:04d}"
         rng = rng_for(config.seed, family.name, config.level, index)
         # Balanced families (DFA) cycle through their kinds so every bucket gets its share.
+        kinds = family.kinds(config.level)
         kind = kinds[index % len(kinds)] if family.balanced_kinds else None
         rule = family.sample_rule(rng, config.level, kind)
         state: dict[str, Any] = {
@@ -372,40 +613,137 @@ def _generate(
         }
         return _Candidate(index, box_id, rule, state)
 
-    def run(cand: _Candidate) -> _Outcome:
-        return _run_candidate(app, cand, config.max_attempts, checkpointer is not None)
+    def entries(self) -> list[BoxEntry]:
+        both = {**self.kept, **self.new}
+        return [both[i] for i in sorted(both)]
 
-    def commit(cand: _Candidate, outcome: _Outcome) -> str:
+    def write_manifest(self, name: str = PARTIAL_NAME) -> None:
+        rejected = [self.rejected[i] for i in sorted(self.rejected)]
+        info = _suite_info(
+            self.name, self.family.name, self.config, self.backend.name, self.entries(), rejected
+        )
+        write_suite(self.out, info, name)
+
+    def generate(self, limits: SandboxLimits | None, progress: ProgressFn | None) -> GenerateResult:
+        config = self.config
+        settings = GraphSettings(
+            seed=config.seed,
+            max_attempts=config.max_attempts,
+            differential_inputs=config.differential_inputs,
+            limits=limits,
+            tester_budget_s=config.tester_budget_s,
+        )
+        app = build_graph(self.family, self.backend, settings, checkpointer=self.checkpointer)
+        checkpointed = self.checkpointer is not None
+        # The folder is this suite's from the start: a rerun recognises it even before
+        # the first box is written.
+        self.write_manifest()
+        target = max(0, config.n - len(self.kept))
+        max_candidates = config.max_candidates or 3 * config.n
+        last_kept = max(self.kept, default=-1)
+        queue: deque[tuple[_Candidate, Future[_Outcome] | None]] = deque()
+        index = accepted = running = 0
+        with ThreadPoolExecutor(max_workers=config.jobs, thread_name_prefix="oracle-gen") as pool:
+            try:
+                while True:
+                    # Walk the indices in order: a kept box takes its place in the queue;
+                    # another index runs only while slots are missing, at most ``jobs`` at
+                    # once and never more than the slots still missing, so with nothing
+                    # kept the committed prefix is exactly what a one-job run commits.
+                    while True:
+                        if index in self.kept:
+                            queue.append((self.candidate(index), None))
+                            index += 1
+                            continue
+                        if accepted + running < target and index < max_candidates:
+                            if running >= config.jobs:
+                                break
+                            cand = self.candidate(index)
+                            future = pool.submit(
+                                _run_candidate, app, cand, config.max_attempts, checkpointed
+                            )
+                            queue.append((cand, future))
+                            running += 1
+                            index += 1
+                            continue
+                        # Not needed now. While candidates run, one may still fail and
+                        # need this index; with none running, skip it to reach the kept
+                        # boxes further on.
+                        if running or index > last_kept:
+                            break
+                        index += 1
+                    if not queue:
+                        break
+                    cand, pending = queue.popleft()
+                    if pending is None:
+                        status = "kept"
+                    else:
+                        outcome = pending.result()
+                        running -= 1
+                        status = self.commit(cand, outcome)
+                        accepted += status == "accepted"
+                    if progress:
+                        progress(len(self.kept) + len(self.new), config.n, cand.box_id, status)
+            finally:
+                for _, pending in queue:
+                    if pending is not None:
+                        pending.cancel()
+        entries = self.entries()
+        if len(entries) < config.n:
+            raise GenerationError(
+                f"only {len(entries)} of {config.n} boxes passed verification after "
+                f"{index} candidates; see {self.out / 'rejected'}"
+            )
+        self.write_manifest(SUITE_NAME)
+        (self.out / PARTIAL_NAME).unlink(missing_ok=True)
+        return GenerateResult(
+            path=self.out,
+            accepted=[e.id for e in entries],
+            rejected=list(self.rejected_now),
+            skipped=[self.kept[i].id for i in sorted(self.kept)],
+            failed=list(self.failed),
+        )
+
+    def commit(self, cand: _Candidate, outcome: _Outcome) -> str:
+        """Write an accepted box or a rejection record, then the journal."""
+        config, out = self.config, self.out
         final = outcome.final
         raw = [Attempt.model_validate(a) for a in final.get("attempts", [])]
         if any(a.calls for a in raw):
-            _append_telemetry(telemetry, cand.box_id, raw)
-        attempts = [_reproducible(a, pricing) for a in raw]
+            _append_telemetry(self.telemetry, cand.box_id, raw)
+        attempts = [_reproducible(a, self.pricing) for a in raw]
         layers = sorted(final.get("report", {}).get("layers", []))
         provenance = Provenance(
-            backend=backend.name,
+            backend=self.backend.name,
             tool_version=__version__,
             accepted=outcome.error is None and final.get("status") == "accepted",
             attempts=attempts,
-            models=models,
+            models=self.models,
             sandbox_layers=layers,
         )
         if provenance.accepted:
-            entries.append(_write_accepted(out, family, config, cand, final, provenance))
-            # A journal of accepted boxes, so a killed run resumes instead of redoing them.
-            write_suite(
-                out,
-                _suite_info(name, family.name, config, backend.name, entries, rejected),
-                PARTIAL_NAME,
+            self.new[cand.index] = _write_accepted(
+                out, self.family, config, cand, final, provenance
             )
+            if self.rejected.pop(cand.index, None) is not None:
+                # An earlier run's failure of this candidate, now accepted: its record
+                # would contradict the box.
+                records = out / "rejected"
+                (records / f"{cand.box_id}.json").unlink(missing_ok=True)
+                if records.is_dir() and not any(records.iterdir()):
+                    records.rmdir()
+            self.write_manifest()
             return "accepted"
-        rejected.append(cand.box_id)
+        self.rejected[cand.index] = cand.box_id
+        self.rejected_now.append(cand.box_id)
         if outcome.error is not None:
-            failed.append(cand.box_id)
+            self.failed.append(cand.box_id)
             reason = f"provider error: {outcome.error}"
             logger.warning("%s failed: %s", cand.box_id, outcome.error)
         else:
             reason = f"no attempt passed verification ({len(attempts)} of {config.max_attempts})"
+            if attempts:
+                reason += f"; last attempt: {_attempt_summary(attempts[-1])}"
             logger.warning("rejected %s after %d attempt(s)", cand.box_id, len(attempts))
         record = {
             "id": cand.box_id,
@@ -417,60 +755,22 @@ def _generate(
             "last_code": final.get("code", ""),
         }
         atomic_write_text(out / "rejected" / f"{cand.box_id}.json", canonical_json(record))
+        self.write_manifest()
         return "failed" if outcome.error is not None else "rejected"
 
-    # Candidates are submitted in index order and committed in index order. At most
-    # ``jobs`` run at once, and never more than the boxes still missing: with every
-    # candidate accepted no work is wasted, and the committed prefix is exactly what a
-    # one-job run commits.
-    pending: dict[int, Future[_Outcome] | None] = {}
-    candidates: dict[int, _Candidate] = {}
-    submitted = committed = 0
-    with ThreadPoolExecutor(max_workers=config.jobs, thread_name_prefix="oracle-gen") as pool:
-        try:
-            while len(entries) < config.n and committed < max_candidates:
-                while submitted < max_candidates and len(pending) < min(
-                    config.jobs, config.n - len(entries)
-                ):
-                    cand = candidate(submitted)
-                    candidates[submitted] = cand
-                    reused = previous.get(cand.box_id)
-                    if reused is not None and _still_valid(out, reused):
-                        pending[submitted] = None
-                    else:
-                        pending[submitted] = pool.submit(run, cand)
-                    submitted += 1
-                cand = candidates.pop(committed)
-                future = pending.pop(committed)
-                committed += 1
-                if future is None:
-                    reused = previous[cand.box_id]
-                    entries.append(reused)
-                    skipped.append(cand.box_id)
-                    status = "kept"
-                else:
-                    status = commit(cand, future.result())
-                if progress:
-                    progress(len(entries), config.n, cand.box_id, status)
-        finally:
-            for future in pending.values():
-                if future is not None:
-                    future.cancel()
-    if len(entries) < config.n:
-        raise GenerationError(
-            f"only {len(entries)} of {config.n} boxes passed verification after "
-            f"{committed} candidates; see {out / 'rejected'}"
-        )
-    _remove_stale(out, {e.id for e in entries}, set(rejected))
-    write_suite(out, _suite_info(name, family.name, config, backend.name, entries, rejected))
-    partial.unlink(missing_ok=True)
-    return GenerateResult(
-        path=out,
-        accepted=[e.id for e in entries],
-        rejected=rejected,
-        skipped=skipped,
-        failed=failed,
-    )
+
+_SUMMARY_CHARS = 300
+
+
+def _attempt_summary(attempt: Attempt) -> str:
+    """``checks failed: compiles; not run: ... (Line 1: import of module 'os' ...)``."""
+    text = f"{attempt.verdict}, checks {describe_checks(attempt.checks)}"
+    # The first error or failing example, and why the tester stopped, if it did.
+    evidence = (attempt.errors or attempt.examples)[:1]
+    evidence += [e for e in attempt.errors[1:] if e.startswith("stopped ")][:1]
+    if evidence:
+        text += f" ({'; '.join(evidence)})"
+    return text if len(text) <= _SUMMARY_CHARS else text[: _SUMMARY_CHARS - 3] + "..."
 
 
 def _run_candidate(app: Any, cand: _Candidate, max_attempts: int, checkpointed: bool) -> _Outcome:
@@ -617,6 +917,7 @@ def _llm_backend(
             retry=retry,
             cache=cache,
             max_concurrency=llm.max_per_provider,
+            timeout=llm.timeout,
         )
 
     return create_llm_backend(
@@ -698,57 +999,3 @@ def _options_json(config: GenerateConfig) -> dict[str, Any]:
     if config.llm is not None:
         options["llm"] = config.llm.identity()
     return options
-
-
-def _previous_entries(
-    out: Path, family: str, config: GenerateConfig, backend: str
-) -> dict[str, BoxEntry]:
-    """Boxes a previous run with the same arguments finished (suite.json or the journal).
-
-    The same arguments: family, level, seed, backend, tool version, family options and,
-    for the ``llm`` backend, the models, design and model options.
-    """
-    for manifest in (out / "suite.json", out / PARTIAL_NAME):
-        if not manifest.exists():
-            continue
-        try:
-            suite = load_suite(out, manifest.name)
-        except BoxError:
-            logger.warning("ignoring unreadable %s; regenerating", manifest)
-            continue
-        same = (
-            suite.family,
-            suite.level,
-            suite.seed,
-            suite.backend,
-            suite.tool_version,
-            suite.options,
-        ) == (family, config.level, config.seed, backend, __version__, _options_json(config))
-        if same:
-            return {e.id: e for e in suite.boxes}
-        logger.info("%s was made with other arguments; regenerating", manifest)
-    return {}
-
-
-def _still_valid(out: Path, entry: BoxEntry) -> bool:
-    try:
-        load_box(out, entry)
-    except BoxError:
-        return False
-    return True
-
-
-def _remove_stale(out: Path, keep: set[str], rejected: set[str]) -> None:
-    """Delete box folders and rejection records not in this suite (left by an earlier run)."""
-    boxes = out / "boxes"
-    if boxes.is_dir():
-        for child in boxes.iterdir():
-            if child.is_dir() and child.name not in keep:
-                shutil.rmtree(child)
-    records = out / "rejected"
-    if records.is_dir():
-        for record in records.glob("*.json"):
-            if record.stem not in rejected:
-                record.unlink()
-        if not any(records.iterdir()):
-            records.rmdir()

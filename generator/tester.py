@@ -1,22 +1,31 @@
 """The tester node's work: run candidate code in the sandbox and compare it to the rule.
 
-Checks, each named in the report: the code compiles under the sandbox's policy,
-every call returns a value, the outputs fit the family's schema, a second,
-fresh worker gives byte-identical outputs (determinism), the outputs are not
-degenerate (identity, constant, or echoing), and a differential test against
-the trusted reference rule agrees on every input. A box designed by an LLM has
-no trusted reference (``rule=None``): every check but the differential one runs.
+Checks, each named in the report, in this order: the code compiles under the sandbox's
+policy, every call returns a value (``runs``), the outputs fit the family's schema, a
+differential test against the trusted reference rule agrees on every input, a second,
+fresh worker gives byte-identical outputs (determinism), and the outputs are not
+degenerate (identity, constant, or echoing). A box designed by an LLM has no trusted
+reference (``rule=None``): every check but the differential one runs.
 
-A box that keeps hitting the sandbox's time limit is not called again after
-``_MAX_TIMEOUTS`` timed-out calls: the remaining inputs count as not run, and the
-determinism check is skipped (false), so a looping candidate costs a few seconds,
-not one time limit per input.
+Checks are tri-state: ``True`` passed, ``False`` failed, ``None`` not run. The tester
+stops at the first sign that the candidate cannot pass, so a hostile or broken candidate
+costs seconds, not one sandbox limit per input:
+
+* when ``_MAX_SAME_ERRORS`` calls fail with the same sandbox error kind (timeout,
+  invalid_output such as the output cap, memory, crash, policy, exception);
+* when the tester's wall-clock budget (``budget_s``) runs out.
+
+The remaining inputs are then not run, and every check that needed them is ``None``
+(never ``False``: a check that was not run did not fail); ``runs`` is ``False`` when a
+call failed. The errors say why the tester stopped.
 """
 
 from __future__ import annotations
 
 import json
 import random
+import time
+from collections import Counter
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -24,19 +33,32 @@ from blackboxes.families import Family, Rule
 from oracle_bench.errors import SandboxError
 from sandbox import ErrorKind, SandboxLimits, SandboxWorker
 
-__all__ = ["CandidateReport", "check_candidate"]
+__all__ = [
+    "DEFAULT_TESTER_BUDGET_S",
+    "CandidateReport",
+    "CheckResult",
+    "check_candidate",
+    "describe_checks",
+]
+
+CheckResult = bool | None
+"""A check's outcome: True passed, False failed, None not run (the tester stopped first)."""
+
+DEFAULT_TESTER_BUDGET_S = 60.0
+"""Wall-clock seconds one tester run may take (both workers, every call) by default."""
 
 _MAX_EXAMPLES = 5
+_MAX_MESSAGE = 500
 _DETERMINISM_SAMPLE = 32
-_MAX_TIMEOUTS = 3
-"""Timed-out calls after which the tester stops calling the box."""
+_MAX_SAME_ERRORS = 3
+"""Calls failing with the same sandbox error kind after which the tester stops."""
 
 
 @dataclass(frozen=True)
 class CandidateReport:
-    """What the tester found; ``passed`` only when every check holds."""
+    """What the tester found; ``passed`` only when every check passed."""
 
-    checks: dict[str, bool]
+    checks: dict[str, CheckResult]
     inputs: int
     mismatches: int
     errors: list[str] = field(default_factory=list)
@@ -46,7 +68,15 @@ class CandidateReport:
 
     @property
     def passed(self) -> bool:
-        return bool(self.checks) and all(self.checks.values())
+        return bool(self.checks) and all(ok is True for ok in self.checks.values())
+
+    def failed(self) -> list[str]:
+        """The names of the checks that failed, sorted."""
+        return sorted(name for name, ok in self.checks.items() if ok is False)
+
+    def not_run(self) -> list[str]:
+        """The names of the checks that were not run, sorted."""
+        return sorted(name for name, ok in self.checks.items() if ok is None)
 
     def to_json(self) -> dict[str, Any]:
         return {
@@ -58,10 +88,44 @@ class CandidateReport:
             "layers": list(self.layers),
         }
 
+    @classmethod
+    def from_json(cls, data: dict[str, Any]) -> CandidateReport:
+        return cls(
+            checks=dict(data["checks"]),
+            inputs=data["inputs"],
+            mismatches=data["mismatches"],
+            errors=list(data["errors"]),
+            examples=list(data["examples"]),
+            layers=tuple(data["layers"]),
+        )
+
+
+def describe_checks(checks: dict[str, CheckResult]) -> str:
+    """``failed: runs, differential; not run: deterministic`` (or ``every check passed``)."""
+    failed = sorted(name for name, ok in checks.items() if ok is False)
+    not_run = sorted(name for name, ok in checks.items() if ok is None)
+    parts = []
+    if failed:
+        parts.append(f"failed: {', '.join(failed)}")
+    if not_run:
+        parts.append(f"not run: {', '.join(not_run)}")
+    return "; ".join(parts) or "every check passed"
+
 
 def _short(value: Any) -> str:
     text = json.dumps(value, ensure_ascii=False)
     return text if len(text) <= 80 else text[:77] + "..."
+
+
+def _clip(text: str) -> str:
+    return text if len(text) <= _MAX_MESSAGE else text[: _MAX_MESSAGE - 3] + "..."
+
+
+def _check_names(with_reference: bool) -> list[str]:
+    names = ["compiles", "runs", "schema"]
+    if with_reference:
+        names.append("differential")
+    return [*names, "deterministic", "non_degenerate"]
 
 
 def check_candidate(
@@ -73,73 +137,87 @@ def check_candidate(
     n_inputs: int = 256,
     entry: str = "blackbox",
     limits: SandboxLimits | None = None,
+    budget_s: float | None = DEFAULT_TESTER_BUDGET_S,
 ) -> CandidateReport:
     """Run ``code`` on ``n_inputs`` differential inputs and judge it against ``rule``.
 
     With ``rule=None`` (no trusted reference) the report has no ``differential`` check.
+    ``budget_s`` bounds the whole run in wall-clock seconds (None: unbounded); a call in
+    flight at the deadline still finishes within the sandbox's own limits.
     """
     limits = limits or SandboxLimits()
+    deadline = None if budget_s is None else time.monotonic() + budget_s
     inputs = family.differential_inputs(rng, n_inputs)
-    checks: dict[str, bool] = {}
+    checks: dict[str, CheckResult] = dict.fromkeys(_check_names(rule is not None))
     try:
         worker = SandboxWorker(code, entry=entry, limits=limits)
     except SandboxError as exc:
         checks["compiles"] = False
-        return CandidateReport(checks=checks, inputs=0, mismatches=0, errors=[str(exc)[:500]])
+        return CandidateReport(checks=checks, inputs=0, mismatches=0, errors=[_clip(str(exc))])
     checks["compiles"] = True
     errors: list[str] = []
     examples: list[str] = []
     outputs: list[Any] = []
-    mismatches = 0
-    timeouts = 0
+    kinds: Counter[ErrorKind] = Counter()
+    stop: str | None = None
     with worker:
         layers = tuple(sorted(worker.layers))
         for x in inputs:
-            if timeouts >= _MAX_TIMEOUTS:
+            if deadline is not None and time.monotonic() >= deadline:
+                stop = f"stopped when the tester's time budget of {budget_s:g} s ran out"
                 break
             result = worker.call(x)
-            if not result.ok:
-                shown = result.error.render() if result.error else "error"
-                msg = f"input {_short(x)}: {shown}"
-                if len(errors) < _MAX_EXAMPLES:
-                    errors.append(msg)
-                if result.error is not None and result.error.kind is ErrorKind.TIMEOUT:
-                    timeouts += 1
-                outputs.append(None)
+            if result.ok:
+                outputs.append(result.value)
                 continue
-            outputs.append(result.value)
-    not_run = len(inputs) - len(outputs)
-    stopped = not_run > 0
-    if stopped:
-        errors.append(
-            f"stopped after {timeouts} timed-out calls: {not_run} of {len(inputs)} inputs not run"
-        )
-        outputs.extend([None] * not_run)
-    failed_calls = sum(1 for o in outputs if o is None)
-    checks["runs"] = failed_calls == 0
-    misfits = [(x, o) for x, o in zip(inputs, outputs, strict=True) if o is not None]
-    misfits = [(x, o) for x, o in misfits if not family.output_fits(o)]
-    checks["schema"] = not misfits
+            outputs.append(None)
+            kind = result.error.kind if result.error is not None else ErrorKind.CRASH
+            shown = result.error.render() if result.error else "error"
+            if len(errors) < _MAX_EXAMPLES:
+                errors.append(_clip(f"input {_short(x)}: {shown}"))
+            kinds[kind] += 1
+            if kinds[kind] >= _MAX_SAME_ERRORS:
+                stop = f"stopped after {kinds[kind]} calls failed with {kind.value}"
+                break
+    ran = len(outputs)
+    if stop is not None:
+        errors.append(f"{stop}: {len(inputs) - ran} of {len(inputs)} inputs not run")
+    failed_calls = sum(kinds.values())
+    pairs = list(zip(inputs[:ran], outputs, strict=True))
+    valid = [(x, y) for x, y in pairs if y is not None]
+    # A check fails on evidence; without all the evidence (stopped) it is not run.
+    complete = stop is None
+    checks["runs"] = False if failed_calls else (True if complete else None)
+    misfits = [(x, o) for x, o in valid if not family.output_fits(o)]
+    checks["schema"] = False if misfits else (True if complete else None)
     for x, o in misfits[:2]:
         errors.append(f"input {_short(x)}: output {_short(o)} does not fit the output schema")
+    mismatches = 0
     if rule is not None:
-        for x, got in zip(inputs, outputs, strict=True):
-            if got is None:
-                continue
+        for x, got in valid:
             expected = rule(x)
             if got != expected:
                 mismatches += 1
                 if len(examples) < _MAX_EXAMPLES:
                     examples.append(
-                        f"input {_short(x)}: expected {_short(expected)}, got {_short(got)}"
+                        _clip(f"input {_short(x)}: expected {_short(expected)}, got {_short(got)}")
                     )
-        checks["differential"] = mismatches == 0 and failed_calls == 0
-    # A box that had to be stopped does not run: a second worker would only time out again.
-    checks["deterministic"] = not stopped and _deterministic(code, entry, limits, inputs, outputs)
-    valid = [(x, y) for x, y in zip(inputs, outputs, strict=True) if y is not None]
-    checks["non_degenerate"] = _non_degenerate(valid)
-    if not checks["non_degenerate"]:
-        errors.append("outputs are degenerate (identity, constant or nearly so)")
+        if mismatches or failed_calls:
+            checks["differential"] = False
+        else:
+            checks["differential"] = True if complete else None
+    if complete:
+        # A box that had to be stopped is not run again: a second worker would only
+        # fail (or run out of time) the same way.
+        checks["deterministic"] = _deterministic(code, entry, limits, inputs, outputs, deadline)
+        if checks["deterministic"] is None:
+            errors.append(
+                f"the determinism check was not run: the tester's time budget of "
+                f"{budget_s:g} s ran out"
+            )
+        checks["non_degenerate"] = _non_degenerate(valid)
+        if not checks["non_degenerate"]:
+            errors.append("outputs are degenerate (identity, constant or nearly so)")
     return CandidateReport(
         checks=checks,
         inputs=len(inputs),
@@ -151,13 +229,23 @@ def check_candidate(
 
 
 def _deterministic(
-    code: str, entry: str, limits: SandboxLimits, inputs: list[Any], outputs: list[Any]
-) -> bool:
-    """A fresh worker, fed a sample in reverse order, must reproduce every output."""
+    code: str,
+    entry: str,
+    limits: SandboxLimits,
+    inputs: list[Any],
+    outputs: list[Any],
+    deadline: float | None,
+) -> CheckResult:
+    """A fresh worker, fed a sample in reverse order, must reproduce every output.
+
+    None when the deadline passes before the sample is done.
+    """
     sample = list(range(min(_DETERMINISM_SAMPLE, len(inputs))))[::-1]
     try:
         with SandboxWorker(code, entry=entry, limits=limits) as worker:
             for i in sample:
+                if deadline is not None and time.monotonic() >= deadline:
+                    return None
                 again = worker.call(inputs[i])
                 if (again.value if again.ok else None) != outputs[i]:
                     return False

@@ -10,7 +10,13 @@ import pytest
 
 from blackboxes.families import Family, Rule, get_family
 from blackboxes.store import load_suite_boxes
-from generator import CandidateReport, GenerateConfig, Judgement, generate_suite
+from generator import (
+    CandidateReport,
+    GenerateConfig,
+    Judgement,
+    SuiteExistsError,
+    generate_suite,
+)
 from generator.backends import Draft, judge_report
 from generator.cli import main
 from oracle_bench.errors import GenerationError
@@ -160,16 +166,22 @@ def test_interrupted_run_resumes_without_redoing_boxes(tmp_path: Path) -> None:
     assert _tree(resumed.path) == _tree(reference)
 
 
-def test_other_arguments_do_not_reuse_boxes(tmp_path: Path) -> None:
+def test_other_arguments_are_refused_and_overwrite_replaces(tmp_path: Path) -> None:
     out = tmp_path / "s"
     generate_suite(GenerateConfig(category="ERI", level="easy", n=2, seed=1, out=out))
-    second = generate_suite(GenerateConfig(category="ERI", level="easy", n=2, seed=2, out=out))
-    assert second.skipped == []
-    assert _tree(out) == _tree(
-        generate_suite(
-            GenerateConfig(category="ERI", level="easy", n=2, seed=2, out=tmp_path / "r")
-        ).path
+    before = _tree(out)
+    other = GenerateConfig(category="ERI", level="easy", n=2, seed=2, out=out)
+    with pytest.raises(SuiteExistsError) as info:
+        generate_suite(other)
+    assert str(info.value) == (
+        f"{out} holds an ERI easy suite made with --seed 1, not --seed 2: "
+        "use --overwrite to replace it, or another --out"
     )
+    assert _tree(out) == before  # nothing written, nothing deleted
+    second = generate_suite(replace(other, overwrite=True))
+    assert second.skipped == []
+    # The old suite is gone, box for box: the folder is what a fresh run writes.
+    assert _tree(out) == _tree(generate_suite(replace(other, out=tmp_path / "r")).path)
 
 
 @pytest.mark.parametrize(

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
@@ -9,7 +10,7 @@ import pytest
 from blackboxes.automata.dfa import DFA
 from blackboxes.families import get_family
 from blackboxes.store import load_suite_boxes
-from generator import GenerateConfig, generate_suite
+from generator import GenerateConfig, SuiteExistsError, generate_suite
 from generator.cli import main
 from templates import render
 
@@ -48,17 +49,21 @@ def test_same_seed_same_dfa_suite(tmp_path: Path) -> None:
     assert trees[0] == trees[1]
 
 
-def test_other_options_regenerate_instead_of_reusing(tmp_path: Path) -> None:
+def test_other_options_are_refused_unless_overwrite(tmp_path: Path) -> None:
     out = tmp_path / "s"
-    generate_suite(
-        GenerateConfig(category="DFA", level="easy", n=1, seed=1, out=out, states=(3, 3))
-    )
-    result = generate_suite(
-        GenerateConfig(category="DFA", level="easy", n=1, seed=1, out=out, states=(4, 4))
-    )
+    first = GenerateConfig(category="DFA", level="easy", n=1, seed=1, out=out, states=(3, 3))
+    generate_suite(first)
+    other = replace(first, states=(4, 4))
+    with pytest.raises(
+        SuiteExistsError,
+        match="holds a DFA states3 suite made with --states 3-3, not --states 4-4: use --overwrite",
+    ):
+        generate_suite(other)
+    result = generate_suite(replace(other, overwrite=True))
     assert result.skipped == []
     _, boxes = load_suite_boxes(out)
     assert boxes[0].info.dfa is not None and boxes[0].info.dfa.states == 4
+    assert sorted(p.name for p in (out / "boxes").iterdir()) == ["DFA-states4-0000"]
 
 
 def test_cli_generates_a_state_range(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:

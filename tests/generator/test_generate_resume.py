@@ -1,4 +1,4 @@
-"""Resumable LLM generation: SIGKILL mid-run, failed boxes, changed arguments.
+"""Resumable LLM generation: SIGKILL mid-run, failed boxes, changed arguments refused.
 
 The kill test runs ``oracle-gen`` as a subprocess against a loopback server that holds
 its third reply (``on_request``) until the process is killed with SIGKILL, so a request
@@ -23,7 +23,8 @@ import pytest
 
 from blackboxes.store import load_suite_boxes
 from generator.cli import main
-from generator.suite import LlmModels, generate_suite
+from generator.suite import LlmModels, SuiteExistsError, generate_suite
+from oracle_bench.errors import GenerationError
 from providers.loopback import LoopbackServer, RecordedRequest, ScriptedReply
 from tests.generator.test_generate_llm import (
     FAST,
@@ -125,32 +126,71 @@ def _refiner_faults(times: int) -> list[ScriptedReply]:
     return [ScriptedReply(fault="server_error", match=REVIEW) for _ in range(times)]
 
 
-def test_a_failed_box_resumes_at_its_failed_node(tmp_path: Path) -> None:
+def _raw_tree(root: Path) -> dict[str, bytes]:
+    """Every byte of a suite folder but its working state (.generator/)."""
+    return {
+        str(p.relative_to(root)): p.read_bytes()
+        for p in sorted(root.rglob("*"))
+        if p.is_file() and ".generator" not in p.relative_to(root).parts
+    }
+
+
+def test_a_complete_suite_with_a_failed_box_is_left_as_it_is(tmp_path: Path) -> None:
     with LoopbackServer() as server:
         # Box 0's review fails on every retry: box 0 fails, box 1 completes the suite.
         server.add(*_refiner_faults(FAST.max_attempts), *script(range(2), seed=2))
         config = llm_config(server, tmp_path / "s", n=1, seed=2)
         first = generate_suite(config, retry=FAST)
         assert (first.failed, first.accepted) == (["ERI-easy-0000"], ["ERI-easy-0001"])
+        before, requests = _raw_tree(first.path), len(server.requests)
+
+        # The same command again: the suite is complete, so box 0 is not retried and
+        # box 1 is neither displaced nor rewritten; suite.json keeps its digests.
+        server.add(*script(range(1), seed=2))
+        second = generate_suite(config, retry=FAST)
+        assert second.unchanged
+        assert (second.accepted, second.skipped, second.failed) == (
+            ["ERI-easy-0001"],
+            ["ERI-easy-0001"],
+            [],
+        )
+        assert len(server.requests) == requests
+    assert _raw_tree(second.path) == before
+
+
+def test_a_failed_box_resumes_at_its_failed_node(tmp_path: Path) -> None:
+    with LoopbackServer() as server:
+        # Box 0's review fails on every retry, box 1 is written; two candidates at most,
+        # so the suite stays unfinished (1 of 2).
+        server.add(*_refiner_faults(FAST.max_attempts), *script(range(2), seed=2))
+        config = llm_config(server, tmp_path / "s", n=2, seed=2, max_candidates=2)
+        with pytest.raises(GenerationError, match="only 1 of 2 boxes"):
+            generate_suite(config, retry=FAST)
+        box1 = _raw_tree(tmp_path / "s" / "boxes" / "ERI-easy-0001")
         before = len(server.requests)
         assert [r.format for r in server.requests] == ["openai"] + ["anthropic"] * 3 + [
             "openai",
             "anthropic",
         ]
 
-        # The same arguments again: box 0 resumes at the refiner (its coder call is in
-        # the checkpoint) and, now served, takes its place at the head of the suite.
+        # The same arguments again: box 0's slot is still missing, so it resumes at the
+        # refiner (its coder call is in the checkpoint) and, now served, takes its place
+        # at the head of the suite; box 1 is kept as it was.
         server.add(*script(range(1), seed=2))
         second = generate_suite(config, retry=FAST)
-        assert (second.failed, second.accepted) == ([], ["ERI-easy-0000"])
+        assert (second.failed, second.accepted) == ([], ["ERI-easy-0000", "ERI-easy-0001"])
+        assert second.skipped == ["ERI-easy-0001"]
         assert [r.format for r in server.requests[before:]] == ["anthropic"]
+        assert _raw_tree(tmp_path / "s" / "boxes" / "ERI-easy-0001") == box1
+        # The failure record of box 0 went with its failure.
+        assert not (second.path / "rejected").exists()
 
-        server.add(*script(range(1), seed=2))
+        server.add(*script(range(2), seed=2))
         reference = generate_suite(replace(config, out=tmp_path / "ref"))
     assert tree(second.path) == tree(reference.path)
 
 
-def test_other_arguments_regenerate_instead_of_reusing(tmp_path: Path) -> None:
+def test_other_arguments_are_refused_unless_overwrite(tmp_path: Path) -> None:
     with LoopbackServer() as server:
         server.add(*script(range(2), seed=1))
         config = llm_config(server, tmp_path / "s", n=2, seed=1)
@@ -162,14 +202,24 @@ def test_other_arguments_regenerate_instead_of_reusing(tmp_path: Path) -> None:
         # The same arguments: every box kept, nothing sent.
         before = len(server.requests)
         again = generate_suite(config)
-        assert again.skipped == ["ERI-easy-0000", "ERI-easy-0001"]
+        assert again.skipped == ["ERI-easy-0000", "ERI-easy-0001"] and again.unchanged
         assert len(server.requests) == before
 
-        # Other model options: other boxes, made again (and the checkpoints restarted).
+        # Other model options: refused before any call, the suite untouched.
         assert config.llm is not None
         hot = replace(config, llm=replace(config.llm, options={"temperature": 0.5}))
+        kept = _raw_tree(tmp_path / "s")
+        with pytest.raises(SuiteExistsError) as info:
+            generate_suite(hot)
+        assert str(info.value) == (
+            f"{tmp_path / 's'} holds an ERI easy suite made without -M, not with "
+            "-M temperature=0.5: use --overwrite to replace it, or another --out"
+        )
+        assert _raw_tree(tmp_path / "s") == kept and len(server.requests) == before
+
+        # --overwrite: other boxes, made again (and the checkpoints restarted).
         server.add(*script(range(2), seed=1))
-        other = generate_suite(hot)
+        other = generate_suite(replace(hot, overwrite=True))
         assert other.skipped == []
         assert len(server.requests) == before + 4
         assert json.loads(run_file.read_text())["options"]["llm"]["options"] == {"temperature": 0.5}

@@ -218,8 +218,10 @@ def test_a_refiner_calling_wrong_code_correct_is_overruled(
     for attempt in attempts:
         assert attempt.reasons == [
             "looks right",
-            "overruled: refiner said correct but checks failed: differential",
+            "overruled: refiner said correct but checks failed: differential "
+            f"({attempt.examples[0]})",
         ]
+        assert attempt.examples[0].startswith('input "') and "expected" in attempt.examples[0]
     # The overrule reaches the coder as feedback.
     assert "overruled: refiner said correct" in last_user_text(servers["coder"].requests[1].body)
 
@@ -360,7 +362,16 @@ def test_code_that_cannot_be_extracted_fails_as_not_compiling(
     final = run(backend("openai", servers), max_attempts=1)
     assert final["status"] == "rejected"
     assert final["code"] == ""
-    assert final["attempts"][0]["checks"] == {"compiles": False}
+    # Only compiles was run: the others are recorded as not run, never as failed.
+    assert final["attempts"][0]["checks"] == {
+        "compiles": False,
+        "deterministic": None,
+        "differential": None,
+        "non_degenerate": None,
+        "runs": None,
+        "schema": None,
+    }
+    assert final["attempts"][0]["errors"] == ["the code defines no callable 'blackbox'"]
     assert "no code could be extracted" in last_user_text(servers["refiner"].requests[0].body)
 
 
@@ -447,8 +458,10 @@ def test_an_llm_designed_rule_is_accepted_on_property_checks(
     assert [a.verdict for a in attempts] == ["misalignment", "correct"]
     assert [a.overruled for a in attempts] == [True, False]
     assert attempts[0].reasons[-1] == (
-        "overruled: refiner said correct but checks failed: non_degenerate"
+        "overruled: refiner said correct but checks failed: non_degenerate "
+        "(outputs are degenerate (identity, constant or nearly so))"
     )
+    assert attempts[0].errors == ["outputs are degenerate (identity, constant or nearly so)"]
     for attempt in attempts:
         assert "differential" not in attempt.checks
         assert set(attempt.checks) == {"compiles", "runs", "schema", "deterministic"} | {
