@@ -367,7 +367,8 @@ class HumanDfaAgent(_Reader):
         if line.startswith("{"):
             return line
         self.io.say(
-            f"Not a call: {line!r}. Use ? WORD, eq {{...}}, eq @FILE.json or a JSON tool call "
+            f"Not a call: {line if len(line) <= 80 else line[:77] + '...'!r}. Use ? WORD, "
+            "eq {...}, eq @FILE.json or a JSON tool call "
             "(:help)."
         )
         return None
