@@ -86,11 +86,12 @@ class _KillPoint:
     The scheduler runs at most ``CONCURRENCY`` episodes at a time and starts one only when
     an earlier one has written its trajectory and freed its slot, so once the server has
     seen the scopes of ``CONCURRENCY + FINISHED_AT_KILL`` episodes, at least
-    ``FINISHED_AT_KILL`` trajectories are on disk. The request picked is then the first one
-    of an episode's second or later call: that episode has its earlier replies in the call
-    cache (a reply is cached before the next call is sent) and, with this reply held, it
-    cannot finish before the kill. So the killed run has finished episodes (which the
-    resumed run must not redo) and a cut-off one (whose cached calls it must replay).
+    ``FINISHED_AT_KILL`` trajectories are on disk. The request picked is the first one seen
+    after that for the second or later call of an episode: that episode has its earlier
+    replies in the call cache (a reply is cached before the next call is sent) and, with
+    this reply held, it cannot finish before the kill. So the killed run has finished
+    episodes (which the resumed run must not redo) and a cut-off one (whose cached calls
+    it must replay).
     """
 
     def __init__(self, wake: threading.Event) -> None:
