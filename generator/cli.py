@@ -177,7 +177,7 @@ def build_parser() -> ArgumentParser:
         type=float,
         default=None,
         metavar="S",
-        help="seconds per LLM call attempt, each retry included (default 600)",
+        help="seconds per attempt of an LLM call; a retry gets as long again (default 600)",
     )
     parser.add_argument("-v", "--verbose", action="count", default=0, help="more logging")
     return parser

@@ -23,16 +23,18 @@ import pytest
 
 from blackboxes.store import load_suite_boxes
 from generator.cli import main
-from generator.suite import LlmModels, SuiteExistsError, generate_suite
+from generator.suite import GenerateConfig, LlmModels, SuiteExistsError, generate_suite
 from oracle_bench.errors import GenerationError
 from providers.loopback import LoopbackServer, RecordedRequest, ScriptedReply
 from tests.generator.test_generate_llm import (
     FAST,
     REVIEW,
     cli_args,
+    coder_reply,
     llm_config,
     script,
     tree,
+    verdict_reply,
 )
 
 _KEY_VARS = ("OPENAI_API_KEY", "ANTHROPIC_API_KEY", "OPENAI_BASE_URL", "ANTHROPIC_BASE_URL")
@@ -243,3 +245,41 @@ def test_llm_models_identity_ignores_where_models_are_served() -> None:
     )
     assert b.base_url("openai/a") == "http://y:2/v1" and b.base_url("anthropic/b") is None
     assert a.base_url("anthropic/b") == "http://x:1"
+
+
+def test_a_procedural_run_over_an_llm_suite_is_refused_and_a_complete_one_needs_no_server(
+    tmp_path: Path,
+) -> None:
+    with LoopbackServer() as server:
+        server.add(*script(range(1), seed=3))
+        config = llm_config(server, tmp_path / "s", n=1, seed=3)
+        generate_suite(config)
+    before = _raw_tree(tmp_path / "s")
+    procedural = GenerateConfig(category="ERI", level="easy", n=1, seed=3, out=tmp_path / "s")
+    with pytest.raises(SuiteExistsError, match="made with --backend llm, not --backend procedural"):
+        generate_suite(procedural)
+    # The server is gone: a complete suite is kept without a preflight or a call.
+    assert generate_suite(config).unchanged
+    assert _raw_tree(tmp_path / "s") == before
+
+
+def test_the_llm_call_timeout_reaches_the_providers(tmp_path: Path) -> None:
+    with LoopbackServer() as server:
+        # Every coder reply comes after 2 s; a 0.3 s timeout gives up on each attempt.
+        slow = coder_reply(0, 5).model_copy(update={"delay": 2.0})
+        # With the default timeout this script makes the box (checked below).
+        server.add(verdict_reply(), *[slow] * FAST.max_attempts)
+        config = llm_config(server, tmp_path / "s", n=1, seed=5, max_candidates=1)
+        assert config.llm is not None
+        config = replace(config, llm=replace(config.llm, timeout=0.3))
+        with pytest.raises(GenerationError, match="only 0 of 1 boxes"):
+            generate_suite(config, retry=FAST)
+    record = json.loads((tmp_path / "s" / "rejected" / "ERI-easy-0000.json").read_text())
+    assert record["outcome"] == "failed"
+    assert "timeout" in record["reason"] and record["reason"].startswith("provider error: ")
+    assert len(server.requests) == FAST.max_attempts  # coder attempts only, all timed out
+
+    with LoopbackServer() as server:
+        server.add(verdict_reply(), coder_reply(0, 5).model_copy(update={"delay": 2.0}))
+        patient = llm_config(server, tmp_path / "p", n=1, seed=5, max_candidates=1)
+        assert generate_suite(patient, retry=FAST).accepted == ["ERI-easy-0000"]
