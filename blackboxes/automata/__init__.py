@@ -2,10 +2,12 @@
 counting, active and passive learners, and exact language metrics. Pure, trusted Python."""
 
 from blackboxes.automata.counting import (
+    MinimalDfaCount,
     accessible_dfas,
     accessible_structures,
     log2_minimal_dfas,
     minimal_dfa_count,
+    minimal_dfa_log2_count,
 )
 from blackboxes.automata.dfa import DFA
 from blackboxes.automata.learners import LEARNERS, LearnResult, kv, learn, lstar, ttt
@@ -36,6 +38,7 @@ __all__ = [
     "CounterexampleMode",
     "InvalidDfaError",
     "LearnResult",
+    "MinimalDfaCount",
     "MyhillNerodeScores",
     "Oracle",
     "TargetOracle",
@@ -50,6 +53,7 @@ __all__ = [
     "log2_minimal_dfas",
     "lstar",
     "minimal_dfa_count",
+    "minimal_dfa_log2_count",
     "myhill_nerode_scores",
     "parse_submission",
     "recovers",
