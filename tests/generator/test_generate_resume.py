@@ -90,7 +90,8 @@ def test_sigkill_mid_run_then_rerun_finishes_without_paying_twice(tmp_path: Path
         try:
             wake.wait(timeout=300)
             if not held.is_set():
-                pytest.fail(f"oracle-gen ended early: {proc.communicate()[1]!r}")
+                assert proc.stderr is not None  # it has exited: its stderr reads to the end
+                pytest.fail(f"oracle-gen ended early: {proc.stderr.read()!r}")
             proc.send_signal(signal.SIGKILL)
         finally:
             proc.kill()
