@@ -3,15 +3,18 @@
 from blackboxes.box import (
     Attempt,
     BoxEntry,
+    BoxFacts,
     BoxInfo,
     CallRecord,
     DfaBaselineCost,
     DfaBoxInfo,
+    DfaFacts,
     HiddenInfo,
     JSONValue,
     Level,
     Provenance,
     SuiteInfo,
+    SuiteOwnerInfo,
     Verdict,
 )
 from blackboxes.families import Family, HypothesisSpace, Rule, family_names, get_family
@@ -22,16 +25,27 @@ from blackboxes.information import (
     expected_information,
     realised_information,
 )
-from blackboxes.store import Box, load_box, load_suite, load_suite_boxes, write_box, write_suite
+from blackboxes.store import (
+    Box,
+    load_box,
+    load_owner,
+    load_suite,
+    load_suite_boxes,
+    seed_commitment,
+    write_box,
+    write_suite,
+)
 
 __all__ = [
     "Attempt",
     "Box",
     "BoxEntry",
+    "BoxFacts",
     "BoxInfo",
     "CallRecord",
     "DfaBaselineCost",
     "DfaBoxInfo",
+    "DfaFacts",
     "Family",
     "HiddenInfo",
     "HypothesisSpace",
@@ -42,15 +56,18 @@ __all__ = [
     "Provenance",
     "Rule",
     "SuiteInfo",
+    "SuiteOwnerInfo",
     "Verdict",
     "VersionSpace",
     "expected_information",
     "family_names",
     "get_family",
     "load_box",
+    "load_owner",
     "load_suite",
     "load_suite_boxes",
     "realised_information",
+    "seed_commitment",
     "write_box",
     "write_suite",
 ]

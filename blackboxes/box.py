@@ -1,15 +1,24 @@
-"""The Box format: the pydantic models behind suite.json and a box's four files.
+"""The Box format: the pydantic models behind a suite's files.
 
-A suite is a directory::
+A suite is a directory; its files are for one of two audiences::
 
-    <suite>/suite.json                  SuiteInfo
-    <suite>/boxes/<id>/box.json         BoxInfo      public: what an agent may be told
-    <suite>/boxes/<id>/blackbox.py      the code, only ever executed inside the sandbox
-    <suite>/boxes/<id>/hidden.json      HiddenInfo   the rule; never shown to agents
-    <suite>/boxes/<id>/provenance.json  Provenance   how the box was made
+    <suite>/suite.json                  SuiteInfo      public: name, family, level, the seed
+                                                       if it is public (else a commitment),
+                                                       box ids and box digests
+    <suite>/owner.json                  SuiteOwnerInfo owner: the seed, every file's sha256
+    <suite>/boxes/<id>/box.json         BoxInfo        public: what an agent may be told
+    <suite>/boxes/<id>/blackbox.py      the code: run only inside the sandbox, never shown
+    <suite>/boxes/<id>/facts.json       BoxFacts       owner: rule kind, log2|H|, |Y|, T_info
+    <suite>/boxes/<id>/hidden.json      HiddenInfo     owner: the rule, the held-out seed
+    <suite>/boxes/<id>/provenance.json  Provenance     owner: how the box was made
+
+What an agent, a server or a published image may hand out is :data:`PUBLIC_SUITE_FILES`
+and :data:`PUBLIC_BOX_FILES`; nothing in them lets anyone rebuild a key (per-file digests
+live owner-side, since the digest of a small key space's code could be matched by trying
+every key).
 
 Everything here is deterministic: no wall-clock field is written unless the
-caller supplies it, so the same seed gives byte-identical suites.
+caller supplies it, so the same explicit seed gives byte-identical suites.
 """
 
 from __future__ import annotations
@@ -20,24 +29,37 @@ from pydantic import BaseModel, ConfigDict, Field
 
 __all__ = [
     "BOX_FILES",
+    "OWNER_BOX_FILES",
+    "PUBLIC_BOX_FILES",
+    "PUBLIC_SUITE_FILES",
     "SCHEMA_VERSION",
     "Attempt",
     "BoxEntry",
+    "BoxFacts",
     "BoxInfo",
     "CallRecord",
     "CallRole",
     "DfaBaselineCost",
     "DfaBoxInfo",
+    "DfaFacts",
     "HiddenInfo",
     "JSONValue",
     "Level",
     "Provenance",
     "SuiteInfo",
+    "SuiteOwnerInfo",
     "Verdict",
 ]
 
-SCHEMA_VERSION = 1
-BOX_FILES = ("box.json", "blackbox.py", "hidden.json", "provenance.json")
+SCHEMA_VERSION = 2
+PUBLIC_BOX_FILES = ("box.json",)
+"""A box's files an agent may see."""
+OWNER_BOX_FILES = ("facts.json", "hidden.json", "provenance.json")
+"""A box's files only the benchmark owner sees."""
+BOX_FILES = ("box.json", "blackbox.py", "facts.json", "hidden.json", "provenance.json")
+"""Every file of a box; blackbox.py is run in the sandbox and never shown."""
+PUBLIC_SUITE_FILES = ("suite.json",)
+"""A suite's top-level files an agent may see (owner.json is the owner's)."""
 
 JSONValue = Any
 """A JSON-compatible value (the sandbox and the models check it at the edges)."""
@@ -65,43 +87,66 @@ class DfaBaselineCost(_Model):
 
 
 class DfaBoxInfo(_Model):
-    """box.json facts of a DFA box: researcher-facing, except the budget and alphabet."""
+    """box.json's part of a DFA box: what its episodes tell the agent."""
 
-    states: int
-    """States of the minimal target DFA."""
     alphabet: list[str]
-    counterexamples: Literal["short_random", "minimal"]
-    baselines: dict[str, DfaBaselineCost]
-    """``lstar``, ``kv`` and ``ttt`` run against the same oracle."""
     reference_cost: int
     """min(L* total, TTT total): the budget is a factor times this."""
 
 
-class BoxInfo(_Model):
-    """box.json: the public face of a box."""
+class DfaFacts(_Model):
+    """facts.json's part of a DFA box (owner-side)."""
 
-    schema_version: Literal[1] = 1
+    states: int
+    """States of the minimal target DFA."""
+    counterexamples: Literal["short_random", "minimal"]
+    baselines: dict[str, DfaBaselineCost]
+    """``lstar``, ``kv`` and ``ttt`` run against the same oracle."""
+
+
+class BoxInfo(_Model):
+    """box.json: what an agent may see of a box (the interface, never the rule)."""
+
+    schema_version: Literal[2] = 2
     id: str
     family: str
     level: Level
-    rule_kind: str
-    """Public metadata for researchers; never shown to agents of hidden-rule families."""
     task_intro: str
     """The interface text an agent sees before exploring."""
     input_schema: str
     output_schema: str
-    log2_h: float | None
-    """Exact log2 of the hypothesis space of the box's rule kind; None when unknown."""
-    log2_y: float
-    """log2 of the number of possible answers to one query."""
-    t_info: int | None
-    """ceil(log2_h / log2_y): the information-theoretic lower bound on queries."""
-    has_reference: bool = True
-    """False for LLM-designed rules with no trusted reference implementation."""
     entry: str = "blackbox"
     """Name of the function blackbox.py defines."""
     dfa: DfaBoxInfo | None = None
     """Set for DFA boxes, whose episodes are MQ/EQ rather than turn@shot."""
+
+
+class BoxFacts(_Model):
+    """facts.json: what the benchmark owner knows of a box beyond its rule (hidden.json).
+
+    ``log2_h`` is exact (``log2_h_exact``) or an estimate with a bound at a confidence;
+    ``t_info`` then comes from the bound's low end, so the lower bound on queries is
+    never over-stated.
+    """
+
+    schema_version: Literal[1] = 1
+    rule_kind: str
+    log2_h: float | None
+    """log2 of the hypothesis space of the box's rule kind; None when unknown."""
+    log2_h_exact: bool = True
+    log2_h_low: float | None = None
+    """With an estimate: the low end of its interval (None when exact or unknown)."""
+    log2_h_high: float | None = None
+    log2_h_confidence: float | None = None
+    """With an estimate: the confidence of [low, high]."""
+    log2_y: float
+    """log2 of the number of possible answers to one query."""
+    t_info: int | None
+    """ceil(log2_h / log2_y) (from log2_h_low for an estimate): the information-theoretic
+    lower bound on queries."""
+    has_reference: bool = True
+    """False for LLM-designed rules with no trusted reference implementation."""
+    dfa: DfaFacts | None = None
 
 
 class HiddenInfo(_Model):
@@ -182,20 +227,26 @@ class Provenance(_Model):
 
 
 class BoxEntry(_Model):
-    """One box in suite.json with the sha256 of each of its files."""
+    """One box in suite.json."""
 
     id: str
     digest: str
-    """sha256 over the sorted ``name:sha256`` lines of the box's files."""
-    files: dict[str, str]
+    """sha256 over the sorted ``name:sha256`` lines of the box's files (the lines
+    themselves are in owner.json: hidden.json's secret held-out seed makes this one
+    digest impossible to match by trying keys)."""
 
 
 class SuiteInfo(_Model):
-    """suite.json."""
+    """suite.json: the public manifest."""
 
-    schema_version: Literal[1] = 1
+    schema_version: Literal[2] = 2
     name: str
-    seed: int
+    seed: int | None
+    """The suite seed when it is public (``oracle-gen --seed N``): anyone can regenerate
+    every box. None for a secret seed (the default)."""
+    seed_commitment: str | None = None
+    """For a secret seed: sha256 commitment to it (``blackboxes.store.seed_commitment``),
+    so the owner can later prove which seed made the suite."""
     family: str
     level: Level
     created: str | None = None
@@ -207,3 +258,17 @@ class SuiteInfo(_Model):
     boxes: list[BoxEntry]
     rejected: list[str] = Field(default_factory=list)
     """Ids of candidates that never passed; their provenance is under rejected/."""
+
+    @property
+    def seed_public(self) -> bool:
+        return self.seed is not None
+
+
+class SuiteOwnerInfo(_Model):
+    """owner.json: the seed (public or secret) and every box file's sha256."""
+
+    schema_version: Literal[1] = 1
+    seed: int
+    public: bool
+    files: dict[str, dict[str, str]] = Field(default_factory=dict)
+    """Box id -> file name -> sha256."""

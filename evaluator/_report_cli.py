@@ -26,6 +26,7 @@ from evaluator.report import load_run, summarise_run, write_run_summary
 from evaluator.summary import (
     FAILED_LEGEND,
     Summary,
+    suite_seed_line,
     summary_tables,
     summary_warnings,
     usage_line,
@@ -157,6 +158,9 @@ def print_summary(out: Console, summary: Summary | DfaSummary) -> None:
         style = "bold red" if line.startswith("SUITE ERROR") else "yellow"
         out.print(f"[{style}]warning:[/] ", end="")
         out.print(line, markup=False, highlight=False)
+    seed_line = suite_seed_line(summary.suite_seed)
+    if seed_line is not None:
+        out.print(seed_line, style="dim", highlight=False)
     spent = usage_line(summary.usage)
     if spent is not None:
         out.print(spent, highlight=False)

@@ -50,7 +50,7 @@ from blackboxes.automata.submission import (
     InvalidDfaError,
     parse_submission,
 )
-from blackboxes.box import DfaBoxInfo
+from blackboxes.box import DfaBaselineCost
 from blackboxes.store import Box
 from evaluator.dfa_trajectory import DfaCall, DfaTrajectory, round_half_up
 from evaluator.failures import FailureCause, cause_of
@@ -80,6 +80,7 @@ __all__ = [
     "DfaAgent",
     "DfaAgentContext",
     "DfaAgentFactory",
+    "DfaBox",
     "DfaEnvironment",
     "EpisodeOver",
     "InvalidCallError",
@@ -223,17 +224,37 @@ def _load_builtin() -> None:
 # -- box facts -------------------------------------------------------------------------
 
 
-def box_target(box: Box) -> tuple[DFA, DfaBoxInfo]:
-    """The trusted target (hidden.json) and the DFA facts (box.json) of a DFA box."""
-    info = box.info.dfa
-    if info is None:
-        raise EvaluationError(f"box {box.info.id} is not a DFA box (box.json has no 'dfa')")
+@dataclass(frozen=True)
+class DfaBox:
+    """A DFA box's facts an episode needs: public (box.json: alphabet, reference cost)
+    and owner-side (facts.json: state count, counterexample policy, learners' costs)."""
+
+    states: int
+    alphabet: tuple[str, ...]
+    counterexamples: CounterexampleMode
+    baselines: Mapping[str, DfaBaselineCost]
+    reference_cost: int
+
+
+def box_target(box: Box) -> tuple[DFA, DfaBox]:
+    """The trusted target (hidden.json) and the DFA facts (box.json, facts.json) of a
+    DFA box; :class:`EvaluationError` for a box that is not a well-formed DFA box."""
+    public, owner = box.info.dfa, box.facts.dfa
+    if public is None or owner is None:
+        raise EvaluationError(f"box {box.info.id} is not a DFA box (no 'dfa' facts)")
     try:
         target = DFA.from_table(dict(box.hidden.params))
     except ValueError as exc:
         raise EvaluationError(f"box {box.info.id}: hidden.json holds no DFA: {exc}") from None
-    if list(target.alphabet) != list(info.alphabet):
+    if list(target.alphabet) != list(public.alphabet):
         raise EvaluationError(f"box {box.info.id}: box.json and hidden.json alphabets differ")
+    info = DfaBox(
+        states=owner.states,
+        alphabet=tuple(public.alphabet),
+        counterexamples=owner.counterexamples,
+        baselines=dict(owner.baselines),
+        reference_cost=public.reference_cost,
+    )
     return target, info
 
 

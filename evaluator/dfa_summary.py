@@ -49,6 +49,7 @@ from evaluator.summary import (
     hierarchical_bootstrap_ci,
     rows_csv,
     run_usage,
+    suite_seed_of,
     title_tail,
     usage_columns,
     usage_table,
@@ -234,6 +235,8 @@ class DfaSummary(_Model):
     """Every failed episode with its cause and error."""
     excluded_boxes: list[str] = Field(default_factory=list)
     """Boxes that failed in some episode (cause ``box``): left out of every score."""
+    suite_seed: int | Literal["secret"] | None = None
+    """The suite's seed when public, ``"secret"`` otherwise; None when not recorded."""
 
 
 def _r(value: float | None) -> float | None:
@@ -401,6 +404,7 @@ def summarise_dfa(
         usage=run_usage(t.usage for t in trajs),
         failures=failure_rows(trajs),
         excluded_boxes=sorted(excluded),
+        suite_seed=suite_seed_of(trajs),
     )
 
 
@@ -408,6 +412,7 @@ def dfa_run_columns(summary: DfaSummary) -> dict[str, Any]:
     """The columns that say which run a CSV row comes from (first in every CSV)."""
     return {
         "suite": summary.suite,
+        "suite_seed": summary.suite_seed,
         "budget_factor": summary.budget_factor,
         "seed": summary.seed,
         "repeats": summary.repeats,

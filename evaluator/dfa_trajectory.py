@@ -86,6 +86,8 @@ class DfaTrajectory(_Model):
     box_digest: str
     suite: str
     family: Literal["DFA"] = "DFA"
+    suite_seed: int | Literal["secret"] | None = None
+    """The suite's seed when public, ``"secret"`` for a secret one (None: not recorded)."""
     agent: str
     seed: int
     repetition: int = Field(ge=0)

@@ -46,6 +46,7 @@ from rich.table import Table
 from blackboxes.box import BoxInfo, SuiteInfo
 from blackboxes.families import Family, get_family
 from blackboxes.store import Box, load_box, load_suite, load_suite_boxes
+from evaluator._run_folder import default_run_root
 from evaluator.agents import Briefing, Observation, Question
 from evaluator.dfa_protocol import (
     DEFAULT_BUDGET_FACTOR,
@@ -69,6 +70,7 @@ from evaluator.trajectory import Trajectory, save_trajectory
 from oracle_bench.bounded import MAX_TEXT_CHARS, BoundsError, load_json
 from oracle_bench.cli import ArgumentParser, configure_logging, run_cli
 from oracle_bench.errors import UsageError
+from oracle_bench.jsonio import sha256_hex
 
 __all__ = [
     "AGENT_PREFIX",
@@ -480,7 +482,7 @@ def play_box(
 
     Turn@shot suites need ``spec`` (``feedback`` defaults to instant); DFA suites refuse
     both and take ``budget_factor`` (default 2). The default ``out_dir`` is
-    ``runs/<suite>/play-<T>at<K>-<feedback>-<name>`` or ``runs/<suite>/play-dfa-x<F>-<name>``;
+    ``runs/<suite>-<tag>/play-<T>at<K>-<feedback>-<name>`` or ``.../play-dfa-x<F>-<name>``;
     the file is ``trajectories/<box>__human-<name>__r<k>.json`` with the first free ``k``.
     Raises :class:`UsageError` for bad arguments, ``BoxError`` for a bad suite and
     ``SandboxError`` if the box's worker cannot start (then nothing is written).
@@ -519,7 +521,8 @@ def play_box(
         slug = f"{spec.slug}-{mode}"
     box = _find_entry(suite_dir, suite, box_id)
     if out_dir is None:
-        out_dir = Path("runs") / suite.name / f"play-{slug}-{name}"
+        suite_sha = sha256_hex((Path(suite_dir) / "suite.json").read_bytes())
+        out_dir = default_run_root(suite_dir, suite, suite_sha) / f"play-{slug}-{name}"
     path, repetition = _next_repetition(Path(out_dir), box.info.id, agent_name)
 
     try:
@@ -585,7 +588,7 @@ DFA episodes also take "? WORD", "eq {...}", "eq @FILE.json" and raw JSON tool c
 and records nothing.
 
 The trajectory (same format as oracle-eval, agent human:NAME) goes to
-runs/<suite>/play-<T>at<K>-<feedback>-<NAME>/trajectories/<box>__human-<NAME>__r<k>.json
+runs/<suite>-<tag>/play-<T>at<K>-<feedback>-<NAME>/trajectories/<box>__human-<NAME>__r<k>.json
 (DFA: play-dfa-x<F>-<NAME>), k = the next free repetition. It holds the expected
 outputs: do not open it before replaying the box.
 
@@ -626,8 +629,9 @@ def _parser() -> argparse.ArgumentParser:
         "--out",
         type=Path,
         metavar="DIR",
-        help="output directory (default: runs/<suite>/play-<T>at<K>-<feedback>-<NAME> "
-        "or runs/<suite>/play-dfa-x<F>-<NAME>)",
+        help="output directory (default: runs/<suite>-<tag>/play-<T>at<K>-<feedback>-<NAME> "
+        "or runs/<suite>-<tag>/play-dfa-x<F>-<NAME>; the tag hashes the suite's folder "
+        "and suite.json)",
     )
     p.add_argument(
         "--budget-factor",

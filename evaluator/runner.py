@@ -795,6 +795,15 @@ class _Run:
         data["suite_json_sha256"] = suite_sha
         return sha256_hex(canonical_json(data))
 
+    def job_record(self, job: EpisodeJob) -> dict[str, Any]:
+        """What the runner adds to every trajectory it writes: the settings that shaped it
+        and whether the suite's seed is public."""
+        seed = self.suite.seed
+        return {
+            "settings": self.job_settings(job),
+            "suite_seed": "secret" if seed is None else seed,
+        }
+
     def job_settings(self, job: EpisodeJob) -> dict[str, Any]:
         """The settings recorded in a job's trajectory: the turn@shot ones for every
         agent, the LLM ones for LLM agents (see ``episode_settings``)."""
@@ -1041,7 +1050,7 @@ class _Run:
                 cause = cause_of(exc)
                 log.warning("box %s cannot start (%s): %s", box.info.id, cause, exc)
                 record = kind.cannot_start(box, job, f"{type(exc).__name__}: {exc}", cause)
-                record = record.model_copy(update={"settings": self.job_settings(job)})
+                record = record.model_copy(update=self.job_record(job))
                 kind.save(record, path)
                 return _Outcome(job, record, "ran")
             try:
@@ -1051,7 +1060,7 @@ class _Run:
         if interrupted.is_set() and record.status == "failed":
             # Most likely failed because Ctrl-C closed its worker: rerun on resume.
             return _Outcome(job, None, "interrupted", "interrupted")
-        record = record.model_copy(update={"settings": self.job_settings(job)})
+        record = record.model_copy(update=self.job_record(job))
         kind.save(record, path)
         return _Outcome(job, record, "ran")
 

@@ -32,7 +32,7 @@ from collections import defaultdict
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Protocol
+from typing import Any, Literal, Protocol
 
 from pydantic import BaseModel, ConfigDict, Field
 from rich import box as rich_box
@@ -70,6 +70,8 @@ __all__ = [
     "rows_csv",
     "run_columns",
     "run_usage",
+    "suite_seed_line",
+    "suite_seed_of",
     "summarise",
     "summary_csv",
     "summary_tables",
@@ -185,6 +187,23 @@ class Summary(_Model):
     """Every failed episode with its cause and error."""
     excluded_boxes: list[str] = Field(default_factory=list)
     """Boxes that failed in some episode (cause ``box``): left out of every score."""
+    suite_seed: int | Literal["secret"] | None = None
+    """The suite's seed when public (anyone can regenerate its boxes), ``"secret"``
+    otherwise; None when the trajectories do not say."""
+
+
+def suite_seed_of(records: Iterable[Any]) -> int | Literal["secret"] | None:
+    """The suite seed the trajectories record (the first one that does)."""
+    return next((r.suite_seed for r in records if r.suite_seed is not None), None)
+
+
+def suite_seed_line(seed: int | Literal["secret"] | None) -> str | None:
+    """The line under a run's tables that says whether its suite can be regenerated."""
+    if seed is None:
+        return None
+    if seed == "secret":
+        return "suite seed: secret (kept owner-side; nothing an agent sees rebuilds a key)"
+    return f"suite seed: {seed}, public: anyone can regenerate these boxes and their keys"
 
 
 class UsageColumns(_Model):
@@ -464,6 +483,7 @@ def summarise(
         usage=run_usage(ep.traj.usage for ep in episodes),
         failures=failure_rows(ep.traj for ep in episodes),
         excluded_boxes=sorted(excluded),
+        suite_seed=suite_seed_of(ep.traj for ep in episodes),
     )
 
 
@@ -497,6 +517,7 @@ def run_columns(summary: Summary) -> dict[str, Any]:
     """The columns that say which run a CSV row comes from (first in every CSV)."""
     return {
         "suite": summary.suite,
+        "suite_seed": summary.suite_seed,
         "spec": summary.spec,
         "feedback": summary.feedback,
         "seed": summary.seed,

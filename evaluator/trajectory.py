@@ -113,6 +113,8 @@ class Trajectory(_Model):
     log2_h: float | None
     log2_y: float
     t_info: int | None
+    suite_seed: int | Literal["secret"] | None = None
+    """The suite's seed when public, ``"secret"`` for a secret one (None: not recorded)."""
     agent: str
     spec: SpecRecord
     feedback: Literal["instant", "deferred"]

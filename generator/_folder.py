@@ -14,8 +14,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Literal
 
-from blackboxes.box import BoxEntry, SuiteInfo
-from blackboxes.store import load_suite
+from blackboxes.box import BoxEntry, SuiteInfo, SuiteOwnerInfo
+from blackboxes.store import load_owner, load_suite, owner_name
 from oracle_bench.errors import BoxError, UsageError
 from oracle_bench.lock import FolderLock
 
@@ -45,7 +45,17 @@ GENERATOR_DIR = ".generator"
 LOCK_NAME = "lock"
 CACHE_NAME = "llm-cache.sqlite"
 """The run's LLM call cache (``providers.CallCache``) under ``.generator/``."""
-_SUITE_ENTRIES = frozenset({SUITE_NAME, PARTIAL_NAME, "boxes", "rejected", GENERATOR_DIR})
+_SUITE_ENTRIES = frozenset(
+    {
+        SUITE_NAME,
+        PARTIAL_NAME,
+        owner_name(SUITE_NAME),
+        owner_name(PARTIAL_NAME),
+        "boxes",
+        "rejected",
+        GENERATOR_DIR,
+    }
+)
 """What a suite folder is made of: --overwrite removes these (the LLM call cache and the
 lock under .generator/ excepted), and nothing else."""
 
@@ -72,6 +82,8 @@ class SuiteFolder:
     """The boxes already written (journal or suite.json), in suite order."""
     rejected: tuple[str, ...] = ()
     """Candidates the manifest records as rejected or failed."""
+    owner: SuiteOwnerInfo | None = None
+    """The manifest's owner file (the seed, the written boxes' file digests)."""
     replaces: str | None = None
     """With ``--overwrite``: what is replaced (the refusal it overrides), else None."""
 
@@ -83,6 +95,8 @@ class Found:
     manifest: SuiteInfo | None
     complete: bool
     """The manifest is suite.json (else the journal)."""
+    owner: SuiteOwnerInfo | None = None
+    """Its owner file (read and checked with it)."""
     unreadable: str | None = None
     """A manifest exists but cannot be read: the error, naming the file."""
     other: tuple[str, ...] = ()
@@ -100,7 +114,8 @@ def read_folder(out: Path) -> Found:
         if name not in names:
             continue
         try:
-            return Found(load_suite(out, name), complete, other=other)
+            manifest = load_suite(out, name)
+            return Found(manifest, complete, load_owner(out, manifest, name), other=other)
         except BoxError as exc:
             return Found(None, complete, unreadable=str(exc), other=other)
     suite_parts = [n for n in names if n in _SUITE_ENTRIES and n != GENERATOR_DIR]
@@ -115,6 +130,7 @@ def clear_suite(out: Path) -> None:
     call the replaced suite made is not paid for twice."""
     for name in (SUITE_NAME, PARTIAL_NAME):
         (out / name).unlink(missing_ok=True)
+        (out / owner_name(name)).unlink(missing_ok=True)
     for name in ("boxes", "rejected"):
         if (out / name).is_dir():
             shutil.rmtree(out / name)

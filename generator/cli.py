@@ -46,8 +46,13 @@ examples:
       --coder openai/gpt-5.4-mini --refiner anthropic/claude-sonnet-4-6 -M temperature=0
 
 Every box is verified before it is written: its code runs in the sandbox and must
-match the trusted reference rule on at least 200 inputs. The same arguments give a
-byte-identical suite. Set ORACLE_BENCH_SUITES to change the default folder.
+match the trusted reference rule on at least 200 inputs.
+
+Without --seed a suite gets a secret random seed: it lives in <suite>/owner.json only
+(with hidden.json, facts.json and provenance.json: the owner's files) and suite.json
+records a commitment to it, so nothing an agent may see (suite.json, box.json) lets it
+rebuild a key. --seed N makes a public suite: the same arguments give a byte-identical
+suite, and anyone can regenerate it. Set ORACLE_BENCH_SUITES to change the default folder.
 An interrupted run (Ctrl-C, a crash, even kill -9) finishes when the same command
 is run again: written boxes, graph checkpoints and completed LLM calls are kept, and
 a complete suite is left as it is. A folder holding a suite made with other arguments
@@ -75,13 +80,21 @@ def build_parser() -> ArgumentParser:
     parser.add_argument(
         "-n", type=int, default=20, metavar="N", help="boxes to generate (default 20)"
     )
-    parser.add_argument("--seed", type=int, default=0, help="suite seed (default 0)")
+    parser.add_argument(
+        "--seed",
+        type=int,
+        default=None,
+        metavar="N",
+        help="a public suite seed: anyone can regenerate the suite (and its keys) from it "
+        "(default: a secret random seed, kept in <suite>/owner.json only)",
+    )
     parser.add_argument(
         "--out",
         type=Path,
         default=None,
         metavar="DIR",
-        help="suite folder (default: <suites>/<CAT>-<level>-seed<S>-n<N>)",
+        help="suite folder (default: <suites>/<CAT>-<level>-n<N>, "
+        "or <CAT>-<level>-seed<S>-n<N> with --seed)",
     )
     parser.add_argument(
         "--overwrite",
@@ -282,9 +295,24 @@ def _summary(result: GenerateResult) -> str:
         notes.append(f"{len(result.rejected)} rejected")
     if result.failed:
         notes.append(f"{len(result.failed)} of them failed on provider errors")
-    return f"wrote {len(result.accepted)} verified boxes to {result.path}" + (
-        f" ({'; '.join(notes)})" if notes else ""
+    return (
+        f"wrote {len(result.accepted)} verified boxes to {result.path}"
+        + (f" ({'; '.join(notes)})" if notes else "")
+        + _seed_note(result.path)
     )
+
+
+def _seed_note(path: Path) -> str:
+    """Whether the suite's seed is public (regenerable) or secret."""
+    from blackboxes.store import load_suite
+
+    try:
+        seed = load_suite(path).seed
+    except OracleBenchError:
+        return ""
+    if seed is None:
+        return "; secret seed (in owner.json; suite.json holds a commitment)"
+    return f"; public seed {seed}: anyone can regenerate these boxes"
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -33,6 +33,7 @@ import json
 import logging
 import os
 import re
+import secrets
 import sqlite3
 from collections import deque
 from collections.abc import Callable, Mapping
@@ -43,9 +44,9 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any, Literal
 
-from blackboxes.box import Attempt, BoxEntry, Level, Provenance, SuiteInfo
+from blackboxes.box import Attempt, BoxEntry, Level, Provenance, SuiteInfo, SuiteOwnerInfo
 from blackboxes.families import LEVELS, Family, Rule, get_family
-from blackboxes.store import load_box, write_box, write_suite
+from blackboxes.store import WrittenBox, load_box, seed_commitment, write_box, write_suite
 from generator._folder import (
     CACHE_NAME,
     GENERATOR_DIR,
@@ -172,7 +173,10 @@ class GenerateConfig:
     category: str
     level: Level
     n: int = 20
-    seed: int = 0
+    seed: int | None = None
+    """The suite seed. None (the default): a secret random seed, kept in owner.json only
+    (suite.json records a commitment); an int: a public seed, so anyone can regenerate
+    the suite byte for byte."""
     out: Path | None = None
     """Suite directory; default ``<suites root>/<default_suite_name>``."""
     backend: str = "procedural"
@@ -256,9 +260,17 @@ class GenerateResult:
     """The suite was complete already: every box kept, nothing written."""
 
 
-def default_suite_name(category: str, label: str, seed: int, n: int) -> str:
-    """``<CAT>-<level or state range>-seed<S>-n<N>``."""
+def default_suite_name(category: str, label: str, seed: int | None, n: int) -> str:
+    """``<CAT>-<level or state range>-seed<S>-n<N>``, or ``<CAT>-<label>-n<N>`` for a
+    secret seed (a name must not carry it)."""
+    if seed is None:
+        return f"{category.upper()}-{label}-n{n}"
     return f"{category.upper()}-{label}-seed{seed}-n{n}"
+
+
+def new_secret_seed() -> int:
+    """A secret suite seed: 128 bits from the operating system's CSPRNG."""
+    return secrets.randbits(128)
 
 
 def check_models(config: GenerateConfig) -> None:
@@ -362,6 +374,7 @@ def inspect_suite(
         "complete" if found.complete else "resume",
         tuple(found.manifest.boxes),
         tuple(found.manifest.rejected),
+        owner=found.owner,
     )
 
 
@@ -419,7 +432,7 @@ def generate_suite(
             stack.callback(lock.release)
             folder = inspect_suite(config, suites_root=suites_root, backend=backend_name)
         try:
-            kept = {e.id: _verified(out, e) for e in folder.boxes}
+            kept = {e.id: _verified(out, e, folder.owner) for e in folder.boxes}
         except BoxError as exc:
             if not config.overwrite:
                 raise GenerationError(
@@ -444,22 +457,26 @@ def generate_suite(
                 backend = _llm_backend(config.llm, out, stack, on_retry, retry)
             else:
                 backend = create_backend(config.backend)
+        seed = _run_seed(config, folder)
         use_checkpoints = config.backend == "llm" if checkpoint is None else checkpoint
         checkpointer = None
         if use_checkpoints:
-            checkpointer = _checkpointer(out, _run_identity(family.name, config, backend.name))
+            identity = _run_identity(family.name, config, backend.name, seed)
+            checkpointer = _checkpointer(out, identity)
             stack.callback(checkpointer.conn.close)
         if on_start is not None:
             on_start(folder)
-        run = _Run(config, family, name, out, backend, checkpointer, folder)
+        run = _Run(config, family, name, out, backend, checkpointer, folder, seed)
         return run.generate(limits, progress)
 
 
-def _verified(out: Path, entry: BoxEntry) -> BoxEntry:
+def _verified(out: Path, entry: BoxEntry, owner: SuiteOwnerInfo | None) -> BoxEntry:
     """The entry of a box already written, after checking its files against it (a
     missing or tampered box raises its ``BoxError``: it is never regenerated behind the
     user's back; ``--overwrite`` makes the suite again)."""
-    load_box(out, entry)
+    if owner is None:  # pragma: no cover - a manifest is read with its owner file
+        raise CorruptBoxError("no owner file for the suite's manifest", out)
+    load_box(out, entry, owner)
     return entry
 
 
@@ -477,7 +494,17 @@ class _Difference:
         return f"made with {self.flag} {self.recorded}, not {self.flag} {self.requested}"
 
 
-_NAME = re.compile(r"^(?P<category>[^-]+)-(?P<label>.+)-seed-?\d+-n(?P<n>\d+)$")
+_NAME = re.compile(r"^(?P<category>[^-]+)-(?P<label>.+?)(?:-seed-?\d+)?-n(?P<n>\d+)$")
+
+
+def _run_seed(config: GenerateConfig, folder: SuiteFolder) -> int:
+    """The seed this run generates with: ``--seed``, else the secret seed of the suite it
+    continues (from its owner file), else a new secret seed."""
+    if config.seed is not None:
+        return config.seed
+    if folder.owner is not None and not folder.owner.public:
+        return folder.owner.seed
+    return new_secret_seed()
 
 
 def _suite_arguments(suite: SuiteInfo) -> dict[str, Any]:
@@ -498,6 +525,8 @@ def _suite_arguments(suite: SuiteInfo) -> dict[str, Any]:
             value = f"{value[0]}-{value[1]}"
         args["--" + key.replace("_", "-")] = value
     args["-n"] = int(match.group("n")) if match else None
+    # A secret seed is "no --seed": a rerun without --seed continues the suite with the
+    # seed its owner file keeps.
     args["--seed"] = suite.seed
     args["--backend"] = suite.backend
     if isinstance(llm, dict):
@@ -548,6 +577,7 @@ def _refusal(
         backend,
         [],
         [],
+        config.seed if config.seed is not None else 0,
     )
     difference = _first_difference(found.manifest, requested)
     if difference is None:
@@ -570,6 +600,7 @@ class _Run:
         backend: Backend,
         checkpointer: Any,
         folder: SuiteFolder,
+        seed: int,
     ) -> None:
         self.config = config
         self.family = family
@@ -579,8 +610,15 @@ class _Run:
         self.checkpointer = checkpointer
         self.prefix = f"{family.name}-{config.label()}-"
         manifest = out / (PARTIAL_NAME if folder.state == "resume" else SUITE_NAME)
+        self.seed = seed
         # Index -> entry of the boxes already written: kept whatever this run does.
         self.kept = {self._index(e.id, manifest): e for e in folder.boxes}
+        # Box id -> file digests (owner.json) of every box in the suite.
+        self.files: dict[str, dict[str, str]] = {
+            e.id: dict(folder.owner.files[e.id])
+            for e in folder.boxes
+            if folder.owner is not None and e.id in folder.owner.files
+        }
         self.new: dict[int, BoxEntry] = {}
         # Index -> id of every candidate the suite records as rejected (earlier runs too).
         self.rejected = {self._index(r, manifest): r for r in folder.rejected}
@@ -599,10 +637,18 @@ class _Run:
     def candidate(self, index: int) -> _Candidate:
         family, config = self.family, self.config
         box_id = f"{self.prefix}{index:04d}"
-        rng = rng_for(config.seed, family.name, config.level, index)
-        # Balanced families (DFA) cycle through their kinds so every bucket gets its share.
-        kinds = family.kinds(config.level)
-        kind = kinds[index % len(kinds)] if family.balanced_kinds else None
+        rng = rng_for(self.seed, family.name, config.level, index)
+        # Balanced families (DFA) go through their kinds in blocks so every bucket gets
+        # its share; each block in its own seeded order, so a box's index does not tell
+        # its kind (the state count of a DFA box is the owner's).
+        kind = None
+        if family.balanced_kinds:
+            kinds = family.kinds(config.level)
+            block = index // len(kinds)
+            order = rng_for(self.seed, family.name, config.level, "kinds", block).sample(
+                kinds, len(kinds)
+            )
+            kind = order[index % len(kinds)]
         rule = family.sample_rule(rng, config.level, kind)
         state: dict[str, Any] = {
             "box_id": box_id,
@@ -619,15 +665,27 @@ class _Run:
 
     def write_manifest(self, name: str = PARTIAL_NAME) -> None:
         rejected = [self.rejected[i] for i in sorted(self.rejected)]
+        entries = self.entries()
         info = _suite_info(
-            self.name, self.family.name, self.config, self.backend.name, self.entries(), rejected
+            self.name,
+            self.family.name,
+            self.config,
+            self.backend.name,
+            entries,
+            rejected,
+            self.seed,
         )
-        write_suite(self.out, info, name)
+        owner = SuiteOwnerInfo(
+            seed=self.seed,
+            public=self.config.seed is not None,
+            files={e.id: self.files[e.id] for e in entries},
+        )
+        write_suite(self.out, info, owner, name)
 
     def generate(self, limits: SandboxLimits | None, progress: ProgressFn | None) -> GenerateResult:
         config = self.config
         settings = GraphSettings(
-            seed=config.seed,
+            seed=self.seed,
             max_attempts=config.max_attempts,
             differential_inputs=config.differential_inputs,
             limits=limits,
@@ -722,9 +780,9 @@ class _Run:
             sandbox_layers=layers,
         )
         if provenance.accepted:
-            self.new[cand.index] = _write_accepted(
-                out, self.family, config, cand, final, provenance
-            )
+            written = _write_accepted(out, self.family, config, cand, final, provenance, self.seed)
+            self.new[cand.index] = written.entry
+            self.files[cand.box_id] = written.files
             if self.rejected.pop(cand.index, None) is not None:
                 # An earlier run's failure of this candidate, now accepted: its record
                 # would contradict the box.
@@ -807,17 +865,22 @@ def _write_accepted(
     cand: _Candidate,
     final: dict[str, Any],
     provenance: Provenance,
-) -> BoxEntry:
-    info = family.box_info(cand.box_id, cand.rule)
-    test_seed = seed_for(config.seed, family.name, config.level, cand.index, "test")
+    seed: int,
+) -> WrittenBox:
+    info, facts = family.box_records(cand.box_id, cand.rule)
+    test_seed = seed_for(seed, family.name, config.level, cand.index, "test")
     hidden = family.hidden_info(cand.rule, test_seed)
     if not final.get("has_reference", True):
         # An LLM-designed rule: no trusted reference, so nothing is known of its space.
-        info = info.model_copy(
+        facts = facts.model_copy(
             update={
                 "has_reference": False,
                 "rule_kind": DESIGNED_KIND,
                 "log2_h": None,
+                "log2_h_exact": True,
+                "log2_h_low": None,
+                "log2_h_high": None,
+                "log2_h_confidence": None,
                 "t_info": None,
             }
         )
@@ -828,7 +891,7 @@ def _write_accepted(
                 "description": final.get("description", ""),
             }
         )
-    return write_box(out, info, final["code"], hidden, provenance)
+    return write_box(out, info, facts, final["code"], hidden, provenance)
 
 
 def _reproducible(attempt: Attempt, pricing: PricingTable) -> Attempt:
@@ -928,12 +991,13 @@ def _llm_backend(
     )
 
 
-def _run_identity(family: str, config: GenerateConfig, backend: str) -> dict[str, Any]:
+def _run_identity(family: str, config: GenerateConfig, backend: str, seed: int) -> dict[str, Any]:
     """Everything a checkpointed graph state depends on."""
     return {
         "family": family,
         "level": config.level,
-        "seed": config.seed,
+        # The commitment, not the seed: .generator/ is working state, not owner-side.
+        "seed": seed_commitment(seed),
         "backend": backend,
         "tool_version": __version__,
         "options": _options_json(config),
@@ -976,10 +1040,14 @@ def _suite_info(
     backend: str,
     entries: list[BoxEntry],
     rejected: list[str],
+    seed: int,
 ) -> SuiteInfo:
+    """The public manifest: a public seed as it is, a secret one as its commitment."""
+    public = config.seed is not None
     return SuiteInfo(
         name=name,
-        seed=config.seed,
+        seed=seed if public else None,
+        seed_commitment=None if public else seed_commitment(seed),
         family=family,
         level=config.level,
         created=_created(),

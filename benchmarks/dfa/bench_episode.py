@@ -33,7 +33,15 @@ from blackboxes.automata.dfa import DFA
 from blackboxes.automata.learners import learn
 from blackboxes.automata.oracle import TargetOracle
 from blackboxes.automata.sampling import sample_minimal_dfa
-from blackboxes.box import BoxInfo, DfaBaselineCost, DfaBoxInfo, HiddenInfo, Provenance
+from blackboxes.box import (
+    BoxFacts,
+    BoxInfo,
+    DfaBaselineCost,
+    DfaBoxInfo,
+    DfaFacts,
+    HiddenInfo,
+    Provenance,
+)
 from blackboxes.store import Box
 from evaluator.dfa_agents import TttAgent
 from evaluator.dfa_protocol import (
@@ -60,23 +68,23 @@ def make_box(target: DFA, i: int) -> Box:
         id=f"bench-{target.n}-{i}",
         family="DFA",
         level="easy",
-        rule_kind=f"states-{target.n}",
         task_intro="",
         input_schema="",
         output_schema="",
-        log2_h=None,
-        log2_y=1.0,
-        t_info=None,
         dfa=DfaBoxInfo(
-            states=target.n,
             alphabet=list(target.alphabet),
-            counterexamples=MODE,
-            baselines=costs,
             reference_cost=min(costs["lstar"].total, costs["ttt"].total),
         ),
     )
+    facts = BoxFacts(
+        rule_kind=f"states-{target.n}",
+        log2_h=None,
+        log2_y=1.0,
+        t_info=None,
+        dfa=DfaFacts(states=target.n, counterexamples=MODE, baselines=costs),
+    )
     hidden = HiddenInfo(
-        rule_kind=info.rule_kind, params=target.to_table(), description="", test_seed=0
+        rule_kind=facts.rule_kind, params=target.to_table(), description="", test_seed=0
     )
     code = templates.render(
         "code/dfa/membership.py.j2",
@@ -85,7 +93,7 @@ def make_box(target: DFA, i: int) -> Box:
         accepting=[q for q in range(target.n) if target.accepting[q]],
     )
     provenance = Provenance(backend="bench", tool_version="0", accepted=True, attempts=[])
-    return Box(info, code, hidden, provenance, digest="0" * 64, path=Path("."))
+    return Box(info, facts, code, hidden, provenance, digest="0" * 64, path=Path("."))
 
 
 class Replay:

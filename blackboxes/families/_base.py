@@ -9,7 +9,7 @@ from collections.abc import Callable, Collection, Mapping
 from dataclasses import dataclass, field
 from typing import Any, ClassVar, Literal
 
-from blackboxes.box import BoxInfo, HiddenInfo, JSONValue, Level
+from blackboxes.box import BoxFacts, BoxInfo, HiddenInfo, JSONValue, Level
 from blackboxes.information import VersionSpace
 from oracle_bench.errors import UsageError
 
@@ -37,16 +37,22 @@ class Rule:
 
 @dataclass(frozen=True)
 class HypothesisSpace:
-    """Exact sizes behind T_info for one rule kind."""
+    """The sizes behind T_info for one rule kind: exact, or an estimate with a bound."""
 
     log2_h: float | None
     """log2 of the number of distinct rules of the kind (None if unknown)."""
     log2_y: float
     """log2 of the number of possible outputs of one query."""
+    exact: bool = True
+    low: float | None = None
+    """For an estimate: the low end of its interval at ``confidence``."""
+    high: float | None = None
+    confidence: float | None = None
 
     @property
     def t_info(self) -> int | None:
-        return t_info(self.log2_h, self.log2_y)
+        """From the low end of an estimate, so that the bound is never over-stated."""
+        return t_info(self.log2_h if self.exact or self.low is None else self.low, self.log2_y)
 
 
 def t_info(log2_h: float | None, log2_y: float) -> int | None:
@@ -103,21 +109,29 @@ class Family(ABC):
         """The prior space of one kind, or with ``kind=None`` the agent's view: every kind
         of ``level`` mixed under the sampling prior."""
 
-    def box_info(self, box_id: str, rule: Rule) -> BoxInfo:
-        """The public box.json of a box implementing ``rule``."""
+    def box_records(self, box_id: str, rule: Rule) -> tuple[BoxInfo, BoxFacts]:
+        """box.json (what an agent may see: the interface) and facts.json (the owner's:
+        rule kind, hypothesis space, T_info) of a box implementing ``rule``."""
         space = self.hypothesis_space(rule.kind, rule.level)
-        return BoxInfo(
+        info = BoxInfo(
             id=box_id,
             family=self.name,
             level=rule.level,
-            rule_kind=rule.kind,
             task_intro=self.task_intro(rule.level),
             input_schema=self.input_schema,
             output_schema=self.output_schema,
+        )
+        facts = BoxFacts(
+            rule_kind=rule.kind,
             log2_h=space.log2_h,
+            log2_h_exact=space.exact,
+            log2_h_low=None if space.exact else space.low,
+            log2_h_high=None if space.exact else space.high,
+            log2_h_confidence=None if space.exact else space.confidence,
             log2_y=space.log2_y,
             t_info=space.t_info,
         )
+        return info, facts
 
     def hidden_info(self, rule: Rule, test_seed: int) -> HiddenInfo:
         """The hidden.json of a box implementing ``rule``."""

@@ -92,24 +92,39 @@ def test_box_code_matches_the_rule_in_the_sandbox() -> None:
         assert not worker.call("abc").ok
 
 
-def test_box_info_records_the_baselines_and_the_reference_cost() -> None:
+def test_box_records_keep_the_baselines_and_the_state_count_owner_side() -> None:
     family = _family(counterexamples="minimal")
     rule = family.sample_rule(rng_for(2, "dfa-info"), "easy", kind_for(4))
-    info = family.box_info("DFA-easy-0000", rule)
-    assert info.dfa is not None and info.family == "DFA"
+    info, facts = family.box_records("DFA-easy-0000", rule)
+    assert info.dfa is not None and facts.dfa is not None and info.family == "DFA"
     target = DFA.from_table(dict(rule.params))
     for name in ("kv", "lstar", "ttt"):
         result = learn(name, TargetOracle(target, "minimal"))
-        assert (info.dfa.baselines[name].mq, info.dfa.baselines[name].eq) == (result.mq, result.eq)
-    lstar, ttt = info.dfa.baselines["lstar"], info.dfa.baselines["ttt"]
+        assert (facts.dfa.baselines[name].mq, facts.dfa.baselines[name].eq) == (
+            result.mq,
+            result.eq,
+        )
+    lstar, ttt = facts.dfa.baselines["lstar"], facts.dfa.baselines["ttt"]
     assert info.dfa.reference_cost == min(lstar.total, ttt.total)
-    assert info.dfa.states == 4 and info.dfa.counterexamples == "minimal"
-    assert info.log2_y == 1.0
+    assert facts.dfa.states == 4 and facts.dfa.counterexamples == "minimal"
+    assert facts.log2_y == 1.0 and facts.rule_kind == "states-4"
     count = minimal_dfa_count(4, 2)
-    assert count is not None and info.log2_h == pytest.approx(math.log2(count))
-    assert info.t_info == math.ceil(math.log2(count))
-    # The agent-facing intro never gives the number of states.
-    assert "4" not in info.task_intro
+    assert count is not None and facts.log2_h == pytest.approx(math.log2(count))
+    assert facts.log2_h_exact and facts.t_info == math.ceil(math.log2(count))
+    # What an agent may see never gives the number of states or the rule kind.
+    public = info.model_dump_json()
+    assert "states" not in public and "4" not in info.task_intro
+
+
+def test_estimated_counts_are_marked_and_never_over_state_t_info() -> None:
+    family = _family()
+    rule = family.sample_rule(rng_for(3, "dfa-info"), "hard", kind_for(9))
+    _, facts = family.box_records("DFA-hard-0000", rule)
+    assert not facts.log2_h_exact and facts.log2_h_confidence == 0.99
+    assert facts.log2_h_low is not None and facts.log2_h_high is not None and facts.log2_h
+    assert facts.log2_h_low <= facts.log2_h <= facts.log2_h_high
+    assert facts.t_info == math.ceil(facts.log2_h_low)  # from the low end: 48, not 49
+    assert facts.t_info == 48
 
 
 def test_queries_parse_strictly() -> None:

@@ -14,7 +14,7 @@ from typing import Any
 import pytest
 
 import templates
-from blackboxes.box import Level, Provenance, SuiteInfo
+from blackboxes.box import Level, Provenance, SuiteInfo, SuiteOwnerInfo
 from blackboxes.families import Family, Rule, get_family
 from blackboxes.store import Box, write_box, write_suite
 from evaluator.agents import Briefing, Observation, Question
@@ -38,7 +38,7 @@ def build_suite(
     family = get_family(family_name)
     name = name or f"{family_name.lower()}-{level}-s{seed}-n{n}"
     suite_dir = root / name
-    entries = []
+    written = []
     for i in range(n):
         rng = rng_for(seed, "test-suite", family.name, level, i)
         kind = kinds[i % len(kinds)] if kinds else None
@@ -52,9 +52,8 @@ def build_suite(
         provenance = Provenance(
             backend="test", tool_version=__version__, accepted=True, attempts=[]
         )
-        entries.append(
-            write_box(suite_dir, family.box_info(box_id, rule), code, hidden, provenance)
-        )
+        info, facts = family.box_records(box_id, rule)
+        written.append(write_box(suite_dir, info, facts, code, hidden, provenance))
     write_suite(
         suite_dir,
         SuiteInfo(
@@ -64,8 +63,9 @@ def build_suite(
             level=level,
             tool_version=__version__,
             backend="test",
-            boxes=entries,
+            boxes=[w.entry for w in written],
         ),
+        SuiteOwnerInfo(seed=seed, public=True, files={w.entry.id: w.files for w in written}),
     )
     return suite_dir
 

@@ -15,7 +15,15 @@ from hypothesis import strategies as st
 from blackboxes.automata.dfa import DFA
 from blackboxes.automata.oracle import CounterexampleMode
 from blackboxes.automata.sampling import sample_minimal_dfa
-from blackboxes.box import BoxInfo, DfaBaselineCost, DfaBoxInfo, HiddenInfo, Provenance
+from blackboxes.box import (
+    BoxFacts,
+    BoxInfo,
+    DfaBaselineCost,
+    DfaBoxInfo,
+    DfaFacts,
+    HiddenInfo,
+    Provenance,
+)
 from blackboxes.store import Box
 from evaluator.dfa_protocol import (
     DEFAULT_MAX_INVALID_STREAK,
@@ -59,29 +67,26 @@ def make_box(
         id=box_id,
         family="DFA",
         level="easy",
-        rule_kind=f"states-{target.n}",
         task_intro="(family intro)",
         input_schema="a word",
         output_schema="1 or 0",
+        dfa=DfaBoxInfo(alphabet=list(target.alphabet), reference_cost=reference_cost),
+    )
+    facts = BoxFacts(
+        rule_kind=f"states-{target.n}",
         log2_h=None,
         log2_y=1.0,
         t_info=None,
-        dfa=DfaBoxInfo(
-            states=target.n,
-            alphabet=list(target.alphabet),
-            counterexamples=mode,
-            baselines=costs,
-            reference_cost=reference_cost,
-        ),
+        dfa=DfaFacts(states=target.n, counterexamples=mode, baselines=costs),
     )
     hidden = HiddenInfo(
-        rule_kind=info.rule_kind,
+        rule_kind=facts.rule_kind,
         params={**target.to_table(), "counterexamples": mode},
         description="test target",
         test_seed=0,
     )
     provenance = Provenance(backend="test", tool_version="0", accepted=True, attempts=[])
-    return Box(info, "", hidden, provenance, digest="d" * 64, path=Path("."))
+    return Box(info, facts, "", hidden, provenance, digest="d" * 64, path=Path("."))
 
 
 class TextAgent:

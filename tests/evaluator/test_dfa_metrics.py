@@ -60,6 +60,7 @@ def episode(
     baselines: dict[str, DfaBaselineCost] | None = None,
     budget: int | None = None,
     status: str = "completed",
+    failure: str | None = None,
 ) -> DfaTrajectory:
     """A trajectory from call specs, answered by ``target`` (minimal counterexamples).
 
@@ -145,6 +146,7 @@ def episode(
         queries_used=step,
         invalid_calls=sum(1 for c in calls if not c.valid),
         status=status,  # type: ignore[arg-type]
+        failure=failure,  # type: ignore[arg-type]
     )
 
 
@@ -626,7 +628,7 @@ def test_aggregate_rows() -> None:
         reference_cost=4,
         agent="A",
     )
-    a_broken = episode(HAS_B, [("mq", "a")], agent="A", status="failed")
+    a_broken = episode(HAS_B, [("mq", "a")], agent="A", status="failed", failure="infrastructure")
     b_win = episode(
         HAS_B,
         [("mq", "b"), ("mq", "a"), ("mq", "ab"), ("mq", "ba"), ("mq", "bb"), ("eq", HAS_B)],
@@ -644,6 +646,10 @@ def test_aggregate_rows() -> None:
     ]
     a12, a34, b12 = rows
     assert (a12.successes, a12.success_rate, a12.cost_mean) == (1, 1.0, 3.0)
+    # An agent that crashed is scored, as an unsuccessful episode (infrastructure is not).
+    crashed = episode(HAS_B, [("mq", "a")], agent="A", status="failed", failure="agent")
+    (row,) = aggregate_dfa_metrics([a_win, crashed, a_broken], ((1, 2),), similarity_len=6)
+    assert (row.episodes, row.failed, row.successes, row.success_rate) == (2, 1, 1, 0.5)
     # Budgets at reference 4: 4, 5, 6, 7, 8.
     assert a12.success_at == dict.fromkeys(["1.0", "1.25", "1.5", "1.75", "2.0"], 1.0)
     assert b12.success_at == {"1.0": 0.0, "1.25": 0.0, "1.5": 1.0, "1.75": 1.0, "2.0": 1.0}

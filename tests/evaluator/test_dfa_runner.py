@@ -13,7 +13,17 @@ from blackboxes.automata.dfa import DFA
 from blackboxes.automata.learners import learn
 from blackboxes.automata.oracle import CounterexampleMode, TargetOracle
 from blackboxes.automata.sampling import sample_minimal_dfa
-from blackboxes.box import BoxInfo, DfaBaselineCost, DfaBoxInfo, HiddenInfo, Provenance, SuiteInfo
+from blackboxes.box import (
+    BoxFacts,
+    BoxInfo,
+    DfaBaselineCost,
+    DfaBoxInfo,
+    DfaFacts,
+    HiddenInfo,
+    Provenance,
+    SuiteInfo,
+    SuiteOwnerInfo,
+)
 from blackboxes.store import load_suite, load_suite_boxes, write_box, write_suite
 from evaluator._run_folder import default_run_root
 from evaluator.cli import main
@@ -60,20 +70,20 @@ def _hand_suite(root: Path, codes: dict[int, str], n: int = 2) -> Path:
             id=f"dfa-hand-{i}",
             family="DFA",
             level="easy",
-            rule_kind="states-3",
             task_intro="a DFA",
             input_schema="a word",
             output_schema="0 or 1",
+            dfa=DfaBoxInfo(
+                alphabet=["a", "b"],
+                reference_cost=min(costs["lstar"].total, costs["ttt"].total),
+            ),
+        )
+        facts = BoxFacts(
+            rule_kind="states-3",
             log2_h=None,
             log2_y=1.0,
             t_info=None,
-            dfa=DfaBoxInfo(
-                states=3,
-                alphabet=["a", "b"],
-                counterexamples=mode,
-                baselines=costs,
-                reference_cost=min(costs["lstar"].total, costs["ttt"].total),
-            ),
+            dfa=DfaFacts(states=3, counterexamples=mode, baselines=costs),
         )
         table = target.to_table()
         code = codes.get(i) or BOX_CODE.format(delta=table["delta"], accepting=table["accepting"])
@@ -81,7 +91,7 @@ def _hand_suite(root: Path, codes: dict[int, str], n: int = 2) -> Path:
         provenance = Provenance(
             backend="test", tool_version=__version__, accepted=True, attempts=[]
         )
-        entries.append(write_box(suite_dir, info, code, hidden, provenance))
+        entries.append(write_box(suite_dir, info, facts, code, hidden, provenance))
     suite = SuiteInfo(
         name="hand",
         seed=5,
@@ -89,9 +99,13 @@ def _hand_suite(root: Path, codes: dict[int, str], n: int = 2) -> Path:
         level="easy",
         tool_version=__version__,
         backend="test",
-        boxes=entries,
+        boxes=[w.entry for w in entries],
     )
-    write_suite(suite_dir, suite)
+    write_suite(
+        suite_dir,
+        suite,
+        SuiteOwnerInfo(seed=5, public=True, files={w.entry.id: w.files for w in entries}),
+    )
     return suite_dir
 
 
@@ -101,7 +115,8 @@ def test_baselines_succeed_on_every_box_at_their_recorded_cost(
     result = evaluate_suite(dfa_suite, BASELINES, None, None, 0, tmp_path)
     _, boxes = load_suite_boxes(dfa_suite)
     assert result.failed == 0 and result.executed == 3 * len(boxes) == 24
-    info = {box.info.id: box.info.dfa for box in boxes}
+    info = {box.info.id: box.facts.dfa for box in boxes}
+    public = {box.info.id: box.info.dfa for box in boxes}
     for path in result.trajectories:
         traj = load_dfa_trajectory(path)
         facts = info[traj.box_id]
@@ -115,7 +130,9 @@ def test_baselines_succeed_on_every_box_at_their_recorded_cost(
             expected.eq,
             expected.total,
         )
-        assert traj.budget == 2 * facts.reference_cost >= expected.total
+        reference = public[traj.box_id]
+        assert reference is not None and traj.reference_cost == reference.reference_cost
+        assert traj.budget == 2 * reference.reference_cost >= expected.total
         assert traj.states == facts.states and traj.sandbox_layers
         assert DFA.from_table(traj.target).equivalent(traj.calls[-1].hypothesis_dfa())  # type: ignore[arg-type]
 
@@ -141,7 +158,7 @@ def test_baselines_succeed_on_every_box_at_their_recorded_cost(
         (tmp_path / "summary.csv")
         .read_text()
         .splitlines()[0]
-        .startswith("suite,budget_factor,seed,repeats,bootstrap_seed,agent,bucket,")
+        .startswith("suite,suite_seed,budget_factor,seed,repeats,bootstrap_seed,agent,bucket,")
     )
 
     # metrics.json: every episode's metrics, recomputable from its trajectory alone.
@@ -202,7 +219,7 @@ def test_dfa_runs_are_byte_identical_and_resume(dfa_suite: Path, tmp_path: Path)
         )
     assert _files(tmp_path / "a") == files
     other = evaluate_suite(
-        dfa_suite, ["ttt", "lstar"], None, None, 4, tmp_path / "b", repeats=2, budget_factor=1.5
+        dfa_suite, ["ttt", "lstar"], None, None, 4, tmp_path / "c", repeats=2, budget_factor=1.5
     )
     assert (other.executed, other.skipped) == (32, 0)
     assert all(load_dfa_trajectory(p).budget_factor == 1.5 for p in other.trajectories)

@@ -106,13 +106,13 @@ def test_report_restores_the_turn_run_summary_byte_for_byte(
 
     header = (run / "boxes.csv").read_text().splitlines()[0]
     assert header.startswith(
-        "suite,spec,feedback,seed,repeats,bootstrap_seed,"
+        "suite,suite_seed,spec,feedback,seed,repeats,bootstrap_seed,"
         "box_id,family,level,rule_kind,agent,episodes,failed,failed_agent,failed_box,"
         "failed_infrastructure,excluded,accuracy"
     )
     assert header.endswith(",tokens_mean,cost_usd_mean,cost_usd_total,llm_calls_mean,retries_total")
     csv_rows = (run / "summary.csv").read_text().splitlines()
-    assert [line.split(",")[7:9] for line in csv_rows[1:]] == [
+    assert [line.split(",")[8:10] for line in csv_rows[1:]] == [
         ["easy", "fixed"],
         ["easy", "random"],
         ["all", "fixed"],

@@ -129,13 +129,13 @@ def test_csv_has_one_row_per_group() -> None:
     )
     lines = summary_csv(summary).splitlines()
     assert lines[0].startswith(
-        "suite,spec,feedback,seed,repeats,bootstrap_seed,family,level,agent,boxes,episodes,"
+        "suite,suite_seed,spec,feedback,seed,repeats,bootstrap_seed,family,level,agent,boxes,episodes,"
         "failed,failed_agent,failed_box,failed_infrastructure,boxes_excluded,accuracy_mean"
     )
     assert lines[0].endswith(
         "bound_violations,tokens_mean,cost_usd_mean,cost_usd_total,llm_calls_mean,retries_total"
     )
-    assert lines[1].startswith("s,3@1,instant,0,1,,ERI,easy,random,2,2,0,0,0,0,0,0.5,0.0,1.0,3.0")
+    assert lines[1].startswith("s,,3@1,instant,0,1,,ERI,easy,random,2,2,0,0,0,0,0,0.5,0.0,1.0,3.0")
     assert lines[1].endswith(",,,0,,,,,0")
     assert len(lines) == 2
 
@@ -269,7 +269,7 @@ def test_usage_columns_per_box_group_family_and_run() -> None:
 
     lines = boxes_csv(summary).splitlines()
     assert len(lines) == 4
-    lead = "synthetic,2@1,instant,0,2,,"
+    lead = "synthetic,,2@1,instant,0,2,,"
     assert lines[1].startswith(
         lead + "b0,ERI,easy,progressive,openai/test-model,2,0,0,0,0,False,0.75,2.0,0.0,,,,0,"
     )

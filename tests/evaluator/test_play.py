@@ -13,11 +13,13 @@ import pytest
 
 from blackboxes.automata.dfa import DFA
 from blackboxes.families import Family, Rule, get_family
-from blackboxes.store import Box, load_suite_boxes
+from blackboxes.store import Box, load_suite, load_suite_boxes
 from evaluator import play
+from evaluator._run_folder import default_run_root
 from evaluator.dfa_trajectory import load_dfa_trajectory
 from evaluator.play import QUIT_ERROR, PlayIO, main
 from evaluator.trajectory import load_trajectory
+from oracle_bench.jsonio import sha256_hex
 from oracle_bench.rng import rng_for
 
 ERI_BOX = "ERI-easy-0000"
@@ -112,7 +114,7 @@ def test_a_full_turn_episode_with_help_history_an_invalid_query_and_answers(
     assert shown.count("Your answer is correct.") == 1
     assert shown.count("Your answer is wrong.") == len(items) - 1
     # Right/wrong only: no rule kind, no expected output of an item answered wrong.
-    assert box.info.rule_kind not in shown and box.hidden.description not in shown
+    assert box.facts.rule_kind not in shown and box.hidden.description not in shown
     for _, expected in items[1:]:
         assert expected not in shown
     report = capsys.readouterr().out
@@ -167,7 +169,7 @@ def test_quit_and_end_of_input_record_a_failed_episode_and_replays_take_the_next
 
 def _dfa_box(dfa_suite: Path) -> tuple[Box, DFA]:
     _, boxes = load_suite_boxes(dfa_suite)
-    box = next(b for b in boxes if b.info.dfa is not None and b.info.dfa.states >= 3)
+    box = next(b for b in boxes if b.facts.dfa is not None and b.facts.dfa.states >= 3)
     return box, DFA.from_table(dict(box.hidden.params))  # the target: tests only
 
 
@@ -225,7 +227,7 @@ def test_a_dfa_episode_with_shorthands_a_wrong_then_a_right_equivalence_query(
     assert "Not a call: 'hello'" in shown and "? WORD" in shown
     assert '1. ? "ab" -> Membership query "ab"' in shown and "3. (free) Invalid call" in shown
     assert "The episode is over: an equivalence query was accepted." in shown
-    assert box.info.rule_kind not in shown
+    assert box.facts.rule_kind not in shown
     report = capsys.readouterr().out
     assert f"Success: your DFA was accepted; cost 4 of {budget} calls." in report
 
@@ -288,7 +290,7 @@ def test_without_box_the_boxes_are_listed_without_their_rule_kind(
     _, boxes = load_suite_boxes(eri_easy_suite)
     for box in boxes:
         assert f"{box.info.id} │ ERI    │ easy" in out
-        assert box.info.rule_kind not in out
+        assert box.facts.rule_kind not in out
     assert "Pick one with --box ID" in out
 
 
@@ -346,7 +348,10 @@ def test_the_cli_in_a_subprocess_with_piped_stdin(eri_easy_suite: Path, tmp_path
         check=False,
     )
     assert (proc.returncode, proc.stderr) == (0, "")
-    rel = Path("runs/ERI-easy-seed11-n6/play-2at1-instant-pipe/trajectories")
+    suite_sha = sha256_hex((eri_easy_suite / "suite.json").read_bytes())
+    root = default_run_root(eri_easy_suite, load_suite(eri_easy_suite), suite_sha)
+    assert root.name.startswith("ERI-easy-seed11-n6-")
+    rel = root / "play-2at1-instant-pipe" / "trajectories"
     path = rel / f"{ERI_BOX}__human-pipe__r0.json"
     assert "Accuracy: 0/8 = 0.000 (2 queries answered, 0 invalid)." in proc.stdout
     assert f"Trajectory: {path}" in proc.stdout

@@ -204,9 +204,11 @@ def test_report_out_writes_elsewhere_and_shows_its_seed(
     summary = json.loads((tmp_path / "r8" / "summary.json").read_text())
     assert (summary["seed"], summary["bootstrap_seed"]) == (7, 8)
     rows = (tmp_path / "r8" / "summary.csv").read_text().splitlines()
-    assert rows[0].startswith("suite,spec,feedback,seed,repeats,bootstrap_seed,")
+    assert rows[0].startswith("suite,suite_seed,spec,feedback,seed,repeats,bootstrap_seed,")
     assert all(
-        r.startswith(f"{json.loads((suite / 'suite.json').read_text())['name']},2@1,instant,7,1,8,")
+        r.startswith(
+            f"{json.loads((suite / 'suite.json').read_text())['name']},3,2@1,instant,7,1,8,"
+        )
         for r in rows[1:]
     )
 

@@ -61,7 +61,7 @@ def test_suite_boxes_are_verified_and_consistent(
         rule = family.rule_from_params(box.hidden.rule_kind, box.info.level, box.hidden.params)
         template, ctx = family.code_template(rule)
         assert box.code == render(template, **ctx)
-        assert box.info == family.box_info(box.info.id, rule)
+        assert (box.info, box.facts) == family.box_records(box.info.id, rule)
         # The agent-facing intro never names the kind.
         assert rule.kind not in box.info.task_intro.lower()
 
@@ -212,8 +212,8 @@ def test_cli_bare_command_writes_default_folder(
 ) -> None:
     monkeypatch.setenv("ORACLE_BENCH_SUITES", str(tmp_path / "suites"))
     assert main(["--category", "ERI", "--level", "hard", "-n", "2"]) == 0
-    expected = tmp_path / "suites" / "ERI-hard-seed0-n2"
-    out = capsys.readouterr().out
-    assert f"wrote 2 verified boxes to {expected}" in out.replace("\n", "")
+    expected = tmp_path / "suites" / "ERI-hard-n2"  # a secret seed: not in the name
+    out = capsys.readouterr().out.replace("\n", "")
+    assert f"wrote 2 verified boxes to {expected}; secret seed" in out
     suite, boxes = load_suite_boxes(expected)
     assert suite.level == "hard" and len(boxes) == 2

@@ -19,10 +19,12 @@ def test_dfa_suite_cycles_state_counts_and_verifies_every_box(dfa_suite: Path) -
     suite, boxes = load_suite_boxes(dfa_suite)
     assert suite.family == "DFA" and suite.options == {"states": [2, 9]}
     assert suite.name == "DFA-states2-9-seed3-n8"
-    assert [b.info.dfa.states for b in boxes if b.info.dfa] == list(range(2, 10))
+    states = [b.facts.dfa.states for b in boxes if b.facts.dfa]
+    # One box per state count, in a seeded order (the index does not tell the size).
+    assert sorted(states) == list(range(2, 10)) and states != sorted(states)
     assert [b.info.id for b in boxes][:2] == ["DFA-states2-9-0000", "DFA-states2-9-0001"]
     # A box's level follows its own size: 2-5 states easy, 6-9 hard.
-    assert [b.info.level for b in boxes] == ["easy"] * 4 + ["hard"] * 4
+    assert [b.info.level for b in boxes] == ["easy" if n <= 5 else "hard" for n in states]
     family = get_family("DFA")
     for box in boxes:
         assert box.provenance.accepted
@@ -32,9 +34,10 @@ def test_dfa_suite_cycles_state_counts_and_verifies_every_box(dfa_suite: Path) -
         rule = family.rule_from_params(box.hidden.rule_kind, box.info.level, box.hidden.params)
         template, ctx = family.code_template(rule)
         assert box.code == render(template, **ctx)
-        assert box.info == family.box_info(box.info.id, rule)
+        assert (box.info, box.facts) == family.box_records(box.info.id, rule)
         target = DFA.from_table(box.hidden.params)
-        assert box.info.dfa is not None and target.n == box.info.dfa.states
+        assert box.facts.dfa is not None and target.n == box.facts.dfa.states
+        assert box.info.dfa is not None
         assert box.info.dfa.reference_cost > 0
 
 
@@ -62,7 +65,7 @@ def test_other_options_are_refused_unless_overwrite(tmp_path: Path) -> None:
     result = generate_suite(replace(other, overwrite=True))
     assert result.skipped == []
     _, boxes = load_suite_boxes(out)
-    assert boxes[0].info.dfa is not None and boxes[0].info.dfa.states == 4
+    assert boxes[0].facts.dfa is not None and boxes[0].facts.dfa.states == 4
     assert sorted(p.name for p in (out / "boxes").iterdir()) == ["DFA-states4-0000"]
 
 
@@ -86,9 +89,9 @@ def test_cli_generates_a_state_range(tmp_path: Path, capsys: pytest.CaptureFixtu
     suite, boxes = load_suite_boxes(out)
     assert suite.level == "easy"
     # Options that change the boxes are in the default name, so suites never collide.
-    assert suite.name == "DFA-states4-5-mincex-seed0-n2"
+    assert suite.name == "DFA-states4-5-mincex-n2"
     assert boxes[0].info.id == "DFA-states4-5-mincex-0000"
-    assert [b.info.dfa.counterexamples for b in boxes if b.info.dfa] == ["minimal", "minimal"]
+    assert [b.facts.dfa.counterexamples for b in boxes if b.facts.dfa] == ["minimal", "minimal"]
 
 
 @pytest.mark.parametrize(

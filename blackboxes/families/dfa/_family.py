@@ -8,12 +8,20 @@ from collections.abc import Collection, Mapping
 from dataclasses import dataclass
 from typing import Any, ClassVar, Literal
 
-from blackboxes.automata.counting import log2_minimal_dfas
+from blackboxes.automata.counting import minimal_dfa_log2_count
 from blackboxes.automata.dfa import DFA
 from blackboxes.automata.learners import learn
 from blackboxes.automata.oracle import COUNTEREXAMPLE_MODES, CounterexampleMode, TargetOracle
 from blackboxes.automata.sampling import sample_minimal_dfa
-from blackboxes.box import BoxInfo, DfaBaselineCost, DfaBoxInfo, JSONValue, Level
+from blackboxes.box import (
+    BoxFacts,
+    BoxInfo,
+    DfaBaselineCost,
+    DfaBoxInfo,
+    DfaFacts,
+    JSONValue,
+    Level,
+)
 from blackboxes.families import register_family
 from blackboxes.families._base import Family, HypothesisSpace, Rule
 from blackboxes.information import VersionSpace
@@ -178,17 +186,28 @@ class AutomatonFamily(Family):
         return self._rule(kind, level, params)
 
     def hypothesis_space(self, kind: str, level: Level) -> HypothesisSpace:
-        log2_h, _exact = log2_minimal_dfas(states_of(kind), self.settings.alphabet_size)
-        return HypothesisSpace(log2_h=log2_h, log2_y=1.0)
+        count = minimal_dfa_log2_count(states_of(kind), self.settings.alphabet_size)
+        if count.exact:
+            return HypothesisSpace(log2_h=count.log2, log2_y=1.0)
+        return HypothesisSpace(
+            log2_h=count.log2,
+            log2_y=1.0,
+            exact=False,
+            low=count.low,
+            high=count.high,
+            confidence=count.confidence,
+        )
 
     def version_space(self, level: Level, kind: str | None = None) -> VersionSpace:
         raise FamilyError(
             "DFA boxes have no enumerable version space; their baselines are lstar, kv and ttt"
         )
 
-    def box_info(self, box_id: str, rule: Rule) -> BoxInfo:
-        """box.json, with the classic learners' costs under the box's counterexample policy."""
-        info = super().box_info(box_id, rule)
+    def box_records(self, box_id: str, rule: Rule) -> tuple[BoxInfo, BoxFacts]:
+        """box.json with the alphabet and the reference cost (the budget's basis), and
+        facts.json with the state count, the counterexample policy and the classic
+        learners' costs under it."""
+        info, facts = super().box_records(box_id, rule)
         target = DFA.from_table(dict(rule.params))
         mode: CounterexampleMode = rule.params["counterexamples"]
         costs = {}
@@ -197,14 +216,12 @@ class AutomatonFamily(Family):
             if not result.dfa.equivalent(target):  # pragma: no cover - learners are tested
                 raise FamilyError(f"baseline {name} failed to learn box {box_id}")
             costs[name] = DfaBaselineCost(mq=result.mq, eq=result.eq)
-        dfa = DfaBoxInfo(
-            states=target.n,
+        public = DfaBoxInfo(
             alphabet=list(target.alphabet),
-            counterexamples=mode,
-            baselines=costs,
             reference_cost=min(costs["lstar"].total, costs["ttt"].total),
         )
-        return info.model_copy(update={"dfa": dfa})
+        owner = DfaFacts(states=target.n, counterexamples=mode, baselines=costs)
+        return info.model_copy(update={"dfa": public}), facts.model_copy(update={"dfa": owner})
 
     # -- code ----------------------------------------------------------------
     def code_template(self, rule: Rule) -> tuple[str, dict[str, Any]]:
