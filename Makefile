@@ -20,6 +20,14 @@ demo: $(BIN)/oracle-gen
 	$(BIN)/oracle-eval 10@1 --suite $(DEMO)
 	$(BIN)/oracle-gen --category DFA --states 2-9 -n 16 --seed 0 --out $(DEMO_DFA)
 	$(BIN)/oracle-eval --suite $(DEMO_DFA) --agent lstar --agent kv --agent ttt
+	@echo
+	@echo "Done. The tools are in $(VENV)/bin; put them on your PATH with"
+	@echo "    source $(VENV)/bin/activate"
+	@echo "then try:"
+	@echo "    oracle-eval 10@1 --suite $(DEMO) --feedback deferred   # ORACLE's blind setting"
+	@echo "    oracle-gen --category ERI --level hard -n 8            # a secret-seed suite"
+	@echo "    oracle-play 10@1 --suite $(DEMO) --box ERI-easy-0000   # play a box yourself"
+	@echo "    oracle-eval report runs/<folder>/<run>                 # recompute a run's tables"
 
 test: $(BIN)/oracle-gen
 	$(BIN)/python -m pytest -q
