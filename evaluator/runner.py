@@ -311,6 +311,8 @@ class IndexRow(_Model):
     tokens: int | None
     cost_usd: float | None
     error: str | None
+    failure: FailureCause | None = None
+    """Why a failed episode failed (``agent``, ``box``, ``infrastructure``)."""
 
 
 class RunIndex(_Model):
@@ -1010,6 +1012,7 @@ class _Run:
             tokens=None if usage is None else usage.tokens,
             cost_usd=None if usage is None else usage.cost_usd,
             error=record.error,
+            failure=record.failure,
         )
 
     def _on_retry(self, event: RetryEvent) -> None:

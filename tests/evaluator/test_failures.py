@@ -107,6 +107,10 @@ def test_an_agent_that_crashes_scores_0_in_the_mean(
     assert [f["cause"] for f in summary["failures"]] == ["agent"] * len(crashed)
     manifest = json.loads((out / "run.json").read_text())
     assert manifest["failures"] == {"agent": len(crashed), "box": 0, "infrastructure": 0}
+    index = json.loads((out / "index.json").read_text())
+    assert sorted(r["failure"] or "-" for r in index["rows"]) == sorted(
+        ["agent"] * len(crashed) + ["-"] * len(completed)
+    )
 
     # agent failures are final: a rerun plays nothing, and --allow-failures accepts them
     assert main([*argv, "--allow-failures"]) == 0
