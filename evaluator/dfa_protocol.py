@@ -918,7 +918,7 @@ def run_dfa_episode(
             )
         else:
             error, failure = message, cause_of(exc)
-            log.warning(
+            log.info(
                 "DFA episode %s/%s r%d failed (%s): %s",
                 box.info.id,
                 agent_name,

@@ -408,7 +408,7 @@ def run_episode(
     except Exception as exc:
         message = f"{type(exc).__name__}: {exc}"
         cause = cause_of(exc)
-        log.warning(
+        log.info(
             "episode %s/%s r%d failed (%s): %s",
             box.info.id,
             ctx.agent_name,

@@ -1051,7 +1051,7 @@ class _Run:
                 # unavailable or a worker that would not start (infrastructure): the
                 # episode fails with that cause and the run goes on.
                 cause = cause_of(exc)
-                log.warning("box %s cannot start (%s): %s", box.info.id, cause, exc)
+                log.info("box %s cannot start (%s): %s", box.info.id, cause, exc)
                 record = kind.cannot_start(box, job, f"{type(exc).__name__}: {exc}", cause)
                 record = record.model_copy(update=self.job_record(job))
                 kind.save(record, path)
@@ -1149,7 +1149,7 @@ class _TurnsKind:
             else:
                 agent = make_agent(job.agent, agent_ctx)
         except Exception as exc:
-            log.warning("agent %s cannot start: %s", job.agent, exc)
+            log.info("agent %s cannot start: %s", job.agent, exc)
             return failed_trajectory(box, family, ctx, f"{type(exc).__name__}: {exc}", "agent")
         try:
             return run_episode(box, family, agent, env, ctx)
@@ -1243,7 +1243,7 @@ class _DfaKind:
             else:
                 agent = make_dfa_agent(job.agent, ctx)
         except Exception as exc:
-            log.warning("agent %s cannot start: %s", job.agent, exc)
+            log.info("agent %s cannot start: %s", job.agent, exc)
             message = f"{type(exc).__name__}: {exc}"
             return failed_dfa_trajectory(box, job.agent, message, "agent", **common)
         try:
