@@ -1,68 +1,149 @@
 """The evaluator: the turn@shot and DFA episode protocols, agents, metrics, the resumable runner."""
 
-from evaluator.agents import (
-    Agent,
-    AgentContext,
-    AgentFactory,
-    Briefing,
-    Observation,
-    Question,
-    agent_names,
-    check_agent_name,
-    make_agent,
-    register_agent,
-)
-from evaluator.baselines import AdaptiveAgent, FixedAgent, RandomAgent
-from evaluator.dfa_protocol import (
-    DfaAgent,
-    DfaAgentContext,
-    DfaEnvironment,
-    EpisodeOver,
-    InvalidCallError,
-    check_dfa_agent_name,
-    dfa_agent_names,
-    failed_dfa_trajectory,
-    make_dfa_agent,
-    register_dfa_agent,
-    run_dfa_episode,
-)
-from evaluator.dfa_summary import (
-    DfaBoxRow,
-    DfaGroupRow,
-    DfaSummary,
-    parse_buckets,
-    summarise_dfa,
-    write_dfa_summary,
-)
-from evaluator.dfa_trajectory import DfaCall, DfaTrajectory, load_dfa_trajectory
-from evaluator.metrics import (
-    EpisodeInformation,
-    QueryInformation,
-    check_information_bounds,
-    efficiency,
-    episode_information,
-)
-from evaluator.protocol import BoxEnvironment, EpisodeContext, run_episode, turn_banner
-from evaluator.runner import (
-    EpisodeJob,
-    ProgressEvent,
-    RunManifest,
-    RunResult,
-    evaluate_suite,
-    is_dfa_suite,
-    trajectory_path,
-)
-from evaluator.spec import FeedbackMode, TurnShot, parse_feedback, parse_spec
-from evaluator.summary import BoxRow, GroupRow, Summary, summarise, write_summary
-from evaluator.trajectory import (
-    AttemptRecord,
-    CorruptTrajectoryError,
-    ItemRecord,
-    Trajectory,
-    TurnRecord,
-    load_trajectory,
-    save_trajectory,
-)
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from oracle_bench._lazy import lazy_exports
+
+if TYPE_CHECKING:
+    from evaluator.agents import (
+        Agent,
+        AgentContext,
+        AgentFactory,
+        Briefing,
+        Observation,
+        Question,
+        agent_names,
+        check_agent_name,
+        make_agent,
+        register_agent,
+    )
+    from evaluator.baselines import AdaptiveAgent, FixedAgent, RandomAgent
+    from evaluator.dfa_protocol import (
+        DfaAgent,
+        DfaAgentContext,
+        DfaEnvironment,
+        EpisodeOver,
+        InvalidCallError,
+        check_dfa_agent_name,
+        dfa_agent_names,
+        failed_dfa_trajectory,
+        make_dfa_agent,
+        register_dfa_agent,
+        run_dfa_episode,
+    )
+    from evaluator.dfa_summary import (
+        DfaBoxRow,
+        DfaGroupRow,
+        DfaSummary,
+        parse_buckets,
+        summarise_dfa,
+        write_dfa_summary,
+    )
+    from evaluator.dfa_trajectory import DfaCall, DfaTrajectory, load_dfa_trajectory
+    from evaluator.metrics import (
+        EpisodeInformation,
+        QueryInformation,
+        check_information_bounds,
+        efficiency,
+        episode_information,
+    )
+    from evaluator.protocol import BoxEnvironment, EpisodeContext, run_episode, turn_banner
+    from evaluator.runner import (
+        EpisodeJob,
+        ProgressEvent,
+        RunManifest,
+        RunResult,
+        evaluate_suite,
+        is_dfa_suite,
+        trajectory_path,
+    )
+    from evaluator.spec import FeedbackMode, TurnShot, parse_feedback, parse_spec
+    from evaluator.summary import BoxRow, GroupRow, Summary, summarise, write_summary
+    from evaluator.trajectory import (
+        AttemptRecord,
+        CorruptTrajectoryError,
+        ItemRecord,
+        Trajectory,
+        TurnRecord,
+        load_trajectory,
+        save_trajectory,
+    )
+else:
+    __getattr__, __dir__ = lazy_exports(
+        __name__,
+        {
+            "evaluator.agents": (
+                "Agent",
+                "AgentContext",
+                "AgentFactory",
+                "Briefing",
+                "Observation",
+                "Question",
+                "agent_names",
+                "check_agent_name",
+                "make_agent",
+                "register_agent",
+            ),
+            "evaluator.baselines": ("AdaptiveAgent", "FixedAgent", "RandomAgent"),
+            "evaluator.dfa_protocol": (
+                "DfaAgent",
+                "DfaAgentContext",
+                "DfaEnvironment",
+                "EpisodeOver",
+                "InvalidCallError",
+                "check_dfa_agent_name",
+                "dfa_agent_names",
+                "failed_dfa_trajectory",
+                "make_dfa_agent",
+                "register_dfa_agent",
+                "run_dfa_episode",
+            ),
+            "evaluator.dfa_summary": (
+                "DfaBoxRow",
+                "DfaGroupRow",
+                "DfaSummary",
+                "parse_buckets",
+                "summarise_dfa",
+                "write_dfa_summary",
+            ),
+            "evaluator.dfa_trajectory": ("DfaCall", "DfaTrajectory", "load_dfa_trajectory"),
+            "evaluator.metrics": (
+                "EpisodeInformation",
+                "QueryInformation",
+                "check_information_bounds",
+                "efficiency",
+                "episode_information",
+            ),
+            "evaluator.protocol": (
+                "BoxEnvironment",
+                "EpisodeContext",
+                "run_episode",
+                "turn_banner",
+            ),
+            "evaluator.runner": (
+                "EpisodeJob",
+                "ProgressEvent",
+                "RunManifest",
+                "RunResult",
+                "evaluate_suite",
+                "is_dfa_suite",
+                "trajectory_path",
+            ),
+            "evaluator.spec": ("FeedbackMode", "TurnShot", "parse_feedback", "parse_spec"),
+            "evaluator.summary": ("BoxRow", "GroupRow", "Summary", "summarise", "write_summary"),
+            "evaluator.trajectory": (
+                "AttemptRecord",
+                "CorruptTrajectoryError",
+                "ItemRecord",
+                "Trajectory",
+                "TurnRecord",
+                "load_trajectory",
+                "save_trajectory",
+            ),
+        },
+    )
 
 __all__ = [
     "AdaptiveAgent",

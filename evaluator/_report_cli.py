@@ -9,28 +9,9 @@ from __future__ import annotations
 
 import argparse
 from pathlib import Path
+from typing import TYPE_CHECKING
 
-from rich.console import Console
-
-from evaluator.dfa_summary import (
-    DEFAULT_BUCKETS,
-    DfaSummary,
-    dfa_metrics_table,
-    dfa_summary_table,
-    dfa_usage_table,
-    format_buckets,
-    parse_buckets,
-)
-from evaluator.failures import failure_warnings
-from evaluator.report import load_run, summarise_run, write_run_summary
-from evaluator.summary import (
-    FAILED_LEGEND,
-    Summary,
-    suite_seed_line,
-    summary_tables,
-    summary_warnings,
-    usage_line,
-)
+from evaluator._defaults import DEFAULT_BUCKETS, format_buckets
 from oracle_bench.cli import (
     ArgumentParser,
     add_version,
@@ -39,6 +20,15 @@ from oracle_bench.cli import (
     run_cli,
 )
 from oracle_bench.errors import UsageError
+
+if TYPE_CHECKING:
+    from rich.console import Console
+
+    from evaluator.dfa_summary import DfaSummary
+    from evaluator.summary import Summary
+
+# The report machinery (pydantic models, rich tables) is imported once the arguments
+# parse, so that --help, --version and a usage error come at once.
 
 __all__ = ["print_summary", "report_main"]
 
@@ -103,6 +93,9 @@ def _parser() -> argparse.ArgumentParser:
 
 
 def _report(args: argparse.Namespace, out: Console, err: Console) -> int:
+    from evaluator.dfa_summary import parse_buckets
+    from evaluator.report import load_run, summarise_run, write_run_summary
+
     buckets = parse_buckets(args.buckets) if args.buckets is not None else None
     require_utf8_path(args.run_dir, "RUN_DIR")
     if args.out is not None:
@@ -141,6 +134,21 @@ def _report(args: argparse.Namespace, out: Console, err: Console) -> int:
 def print_summary(out: Console, summary: Summary | DfaSummary) -> None:
     """The result tables of a run (``oracle-eval`` and ``oracle-eval report`` alike), the
     failure legend and warnings, and the LLM usage line."""
+    from evaluator.dfa_summary import (
+        DfaSummary,
+        dfa_metrics_table,
+        dfa_summary_table,
+        dfa_usage_table,
+    )
+    from evaluator.failures import failure_warnings
+    from evaluator.summary import (
+        FAILED_LEGEND,
+        suite_seed_line,
+        summary_tables,
+        summary_warnings,
+        usage_line,
+    )
+
     if isinstance(summary, DfaSummary):
         out.print(dfa_summary_table(summary))
         out.print(dfa_metrics_table(summary))
@@ -168,5 +176,11 @@ def print_summary(out: Console, summary: Summary | DfaSummary) -> None:
 
 def report_main(argv: list[str]) -> int:
     """Entry point of ``oracle-eval report``; returns the exit code."""
-    out, err = Console(), Console(stderr=True)
-    return run_cli(PROG, lambda: _report(_parser().parse_args(list(argv)), out, err))
+
+    def body() -> int:
+        args = _parser().parse_args(list(argv))  # --help and --version exit here
+        from rich.console import Console
+
+        return _report(args, Console(), Console(stderr=True))
+
+    return run_cli(PROG, body)

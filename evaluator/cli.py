@@ -12,53 +12,11 @@ from __future__ import annotations
 import argparse
 import math
 import sys
-import threading
-import time
 from collections.abc import Sequence
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING
 
-from rich.console import Console
-from rich.progress import (
-    BarColumn,
-    MofNCompleteColumn,
-    Progress,
-    ProgressColumn,
-    TextColumn,
-    TimeElapsedColumn,
-)
-from rich.text import Text
-
-from blackboxes.store import load_suite_boxes
-from evaluator._report_cli import print_summary, report_main
-from evaluator._run_folder import default_run_root
-from evaluator.agents import agent_names, check_agent_name
-from evaluator.dfa_metrics import check_similarity_len
-from evaluator.dfa_protocol import (
-    DEFAULT_BUDGET_FACTOR,
-    check_budget_factor,
-    check_dfa_agent_name,
-    dfa_agent_names,
-)
-from evaluator.dfa_summary import (
-    DEFAULT_BUCKETS,
-    format_buckets,
-    parse_buckets,
-)
-from evaluator.failures import EXIT_FAILURES, failure_summary
-from evaluator.llm_agents import PROTOCOLS, LlmAgentSettings, check_llm_agent, is_llm_agent
-from evaluator.runner import (
-    INVALID_TURNS_MODES,
-    ProgressEvent,
-    RetryProgress,
-    RunEvent,
-    RunResult,
-    UsageProgress,
-    evaluate_suite,
-    is_dfa_suite,
-    parse_shard,
-    shard_suffix,
-)
+from evaluator._defaults import DEFAULT_BUCKETS, DEFAULT_BUDGET_FACTOR, PROTOCOLS, format_buckets
 from evaluator.spec import (
     FEEDBACK_MODES,
     FeedbackMode,
@@ -67,7 +25,6 @@ from evaluator.spec import (
     parse_feedback,
     parse_spec,
 )
-from evaluator.usage import RunBudget, check_priced
 from oracle_bench.cli import (
     ArgumentParser,
     add_version,
@@ -79,8 +36,15 @@ from oracle_bench.cli import (
     suites_root,
 )
 from oracle_bench.errors import BoxError, UnknownNameError, UsageError
-from oracle_bench.jsonio import sha256_hex
-from providers import parse_base_urls, parse_model_options
+
+if TYPE_CHECKING:
+    from rich.console import Console
+
+    from evaluator.llm_agents import LlmAgentSettings
+
+# The evaluator, the agents, the providers and rich are imported where they are used, so
+# that --help, --version and a usage error about the arguments come at once; the parser
+# imports only the agent registries.
 
 __all__ = ["main"]
 
@@ -176,6 +140,10 @@ def _float_arg(text: str) -> float:
 
 
 def _parser() -> argparse.ArgumentParser:
+    from evaluator.agents import agent_names
+    from evaluator.dfa_protocol import dfa_agent_names
+    from evaluator.failures import EXIT_FAILURES
+
     p = ArgumentParser(
         prog=PROG,
         description="Evaluate agents on a suite of black boxes with ORACLE's turn@shot protocol "
@@ -361,6 +329,10 @@ def _latest_suite() -> Path:
 
 def _check_any_agent(name: str) -> None:
     """Fail fast (before any suite is read) on a name no family knows."""
+    from evaluator.agents import agent_names
+    from evaluator.dfa_protocol import dfa_agent_names
+    from evaluator.llm_agents import is_llm_agent
+
     if is_llm_agent(name):
         return  # provider/model: preflighted with the LLM settings
     known = set(agent_names()) | set(dfa_agent_names())
@@ -392,6 +364,10 @@ _LLM_FLAGS = (
 
 def _llm_settings(args: argparse.Namespace, llm_agents: list[str]) -> LlmAgentSettings | None:
     """The LLM agents' settings from the flags (None without LLM agents), preflighted."""
+    from evaluator.llm_agents import LlmAgentSettings, check_llm_agent
+    from evaluator.usage import check_priced
+    from providers import parse_base_urls, parse_model_options
+
     if not llm_agents:
         for attr, flag in _LLM_FLAGS:
             if getattr(args, attr):
@@ -421,6 +397,9 @@ def _llm_settings(args: argparse.Namespace, llm_agents: list[str]) -> LlmAgentSe
 
 def _check_run_flags(args: argparse.Namespace) -> tuple[int, int] | None:
     """Validate the concurrency and budget flags; the parsed --shard."""
+    from evaluator.runner import INVALID_TURNS_MODES, parse_shard
+    from evaluator.usage import RunBudget
+
     if args.concurrency < 1:
         raise UsageError(f"invalid --concurrency {args.concurrency}: must be >= 1")
     if args.workers is not None and args.workers < 1:
@@ -436,28 +415,6 @@ def _check_run_flags(args: argparse.Namespace) -> tuple[int, int] | None:
     return parse_shard(args.shard) if args.shard is not None else None
 
 
-class _Backoff(ProgressColumn):
-    """The provider backoff in progress (until its wait is over), else nothing."""
-
-    def __init__(self) -> None:
-        super().__init__()
-        self._lock = threading.Lock()
-        self._text = ""
-        self._until = 0.0
-
-    def set(self, event: RetryProgress) -> None:
-        with self._lock:
-            self._text = (
-                f"backoff: {event.provider} {event.reason}, retrying in {event.wait_s:.0f}s"
-            )
-            self._until = time.monotonic() + event.wait_s
-
-    def render(self, task: Any) -> Text:
-        with self._lock:
-            live = self._text if time.monotonic() < self._until else ""
-        return Text(live, style="yellow")
-
-
 def _usage_text(tokens: int, cost: float, priced: str) -> str:
     """``1,234 tok $0.0123``; ``priced`` is ``all``, ``some`` (a lower bound: ``>=$``) or
     ``none`` (``$-``: no LLM agent has a price)."""
@@ -470,6 +427,7 @@ def _usage_text(tokens: int, cost: float, priced: str) -> str:
 
 def _priced(agents: Sequence[str]) -> str:
     """Whether the LLM agents among ``agents`` have prices: ``all``, ``some`` or ``none``."""
+    from evaluator.llm_agents import is_llm_agent
     from providers import load_pricing
 
     llm = [a for a in agents if is_llm_agent(a)]
@@ -481,6 +439,36 @@ def _priced(agents: Sequence[str]) -> str:
 
 
 def _run(args: argparse.Namespace, out: Console, err: Console) -> int:
+    from rich.progress import (
+        BarColumn,
+        MofNCompleteColumn,
+        Progress,
+        TextColumn,
+        TimeElapsedColumn,
+    )
+
+    from blackboxes.store import load_suite_boxes
+    from evaluator._progress import Backoff, LazyProgress
+    from evaluator._report_cli import print_summary
+    from evaluator._run_folder import default_run_root
+    from evaluator.agents import check_agent_name
+    from evaluator.dfa_metrics import check_similarity_len
+    from evaluator.dfa_protocol import check_budget_factor, check_dfa_agent_name
+    from evaluator.dfa_summary import parse_buckets
+    from evaluator.failures import EXIT_FAILURES, failure_summary
+    from evaluator.llm_agents import is_llm_agent
+    from evaluator.runner import (
+        ProgressEvent,
+        RetryProgress,
+        RunEvent,
+        RunResult,
+        UsageProgress,
+        evaluate_suite,
+        is_dfa_suite,
+        shard_suffix,
+    )
+    from oracle_bench.jsonio import sha256_hex
+
     spec: TurnShot | None = parse_spec(args.spec) if args.spec is not None else None
     feedback: FeedbackMode | None = (
         parse_feedback(args.feedback) if args.feedback is not None else None
@@ -564,8 +552,8 @@ def _run(args: argparse.Namespace, out: Console, err: Console) -> int:
     if out_dir.exists() and not out_dir.is_dir():
         raise UsageError(f"--out {out_dir} is a file, not a directory")
 
-    backoff = _Backoff()
-    bar = _LazyProgress(
+    backoff = Backoff()
+    bar = LazyProgress(
         Progress(
             TextColumn("[progress.description]{task.description}"),
             BarColumn(),
@@ -653,50 +641,24 @@ def _run(args: argparse.Namespace, out: Console, err: Console) -> int:
     return 0
 
 
-class _LazyProgress:
-    """A progress bar that appears with the first event, so that an error before any
-    episode (a refused folder, a held lock) is the only line on stderr."""
-
-    def __init__(self, progress: Progress, description: str) -> None:
-        self._progress = progress
-        self._description = description
-        self._task: Any = None
-        self._lock = threading.Lock()
-
-    def _started(self) -> Any:
-        with self._lock:
-            if self._task is None:
-                self._progress.start()
-                self._task = self._progress.add_task(self._description, total=None, usage="")
-            return self._task
-
-    def update(self, **fields: Any) -> None:
-        self._progress.update(self._started(), **fields)
-
-    def refresh(self) -> None:
-        self._started()
-        self._progress.refresh()
-
-    def stop(self) -> None:
-        with self._lock:
-            if self._task is not None:
-                self._progress.stop()
-
-
 _OUTPUTS = (("summary", "json"), ("summary", "csv"), ("index", "json"), ("run", "json"))
 
 
 def main(argv: Sequence[str] | None = None) -> int:
     """Entry point of ``oracle-eval``; returns the exit code."""
-    out, err = Console(), Console(stderr=True)
     tokens = list(sys.argv[1:] if argv is None else argv)
     if tokens[:1] == ["report"]:
+        from evaluator._report_cli import report_main
+
         return report_main(tokens[1:])
 
     def body() -> int:
         suggest_subcommand(tokens, ("report",))
         check_spec_tokens(tokens)
-        return _run(_parser().parse_args(tokens), out, err)
+        args = _parser().parse_args(tokens)  # --help and --version exit here
+        from rich.console import Console
+
+        return _run(args, Console(), Console(stderr=True))
 
     return run_cli(PROG, body, interrupted="interrupted; rerun the same command to resume")
 

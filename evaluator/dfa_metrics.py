@@ -34,6 +34,7 @@ from pydantic import BaseModel, ConfigDict
 from blackboxes.automata.dfa import DFA
 from blackboxes.automata.metrics import myhill_nerode_scores, similarity
 from blackboxes.automata.passive import recovers
+from evaluator._defaults import PAPER_BUCKETS
 from evaluator.dfa_trajectory import DfaCall, DfaTrajectory, round_half_up
 from evaluator.failures import scored
 from oracle_bench.errors import UsageError
@@ -83,9 +84,6 @@ NON_INFORMATIVE_KINDS: tuple[str, ...] = (
 """Every kind tracked per counted call, in the order the per-step lists use."""
 DIRECT_KINDS: tuple[str, ...] = ("mq_duplicate", "eq_duplicate", "eq_contradicts_mq")
 """The kinds the paper's "non-informative rate by step" figure counts."""
-
-PAPER_BUCKETS: tuple[tuple[int, int], ...] = ((2, 3), (4, 5), (6, 7), (8, 9))
-"""The paper's complexity levels: inclusive ranges of target state counts."""
 
 FailureKind = Literal["none", "planning", "reasoning"]
 

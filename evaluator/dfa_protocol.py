@@ -52,6 +52,7 @@ from blackboxes.automata.submission import (
 )
 from blackboxes.box import DfaBaselineCost
 from blackboxes.store import Box
+from evaluator._defaults import DEFAULT_BUDGET_FACTOR
 from evaluator.dfa_trajectory import DfaCall, DfaTrajectory, round_half_up
 from evaluator.failures import FailureCause, cause_of
 from evaluator.protocol import CallResultLike
@@ -100,7 +101,6 @@ __all__ = [
 
 log = logging.getLogger(__name__)
 
-DEFAULT_BUDGET_FACTOR = 2.0
 DEFAULT_MAX_INVALID_STREAK = 20
 MAX_WORD_LENGTH = 10_000
 """Longer MQ words are invalid calls: no learner needs them, and they only slow the box."""

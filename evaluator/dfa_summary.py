@@ -29,9 +29,9 @@ from pydantic import BaseModel, ConfigDict, Field
 from rich import box as rich_box
 from rich.table import Table
 
+from evaluator._defaults import DEFAULT_BUCKETS, Bucket, bucket_label, format_buckets
 from evaluator.dfa_metrics import (
     DEFAULT_SIMILARITY_LEN,
-    PAPER_BUCKETS,
     DfaAggregateRow,
     DfaEpisodeMetrics,
     aggregate_dfa_metrics,
@@ -79,24 +79,8 @@ __all__ = [
     "write_dfa_summary",
 ]
 
-Bucket = tuple[int, int]
-"""An inclusive range of target state counts."""
-DEFAULT_BUCKETS: tuple[Bucket, ...] = PAPER_BUCKETS
-"""The DFA seed's complexity levels."""
-
 _DIGITS = 6
 _RANGE = re.compile(r"\s*(\d+)\s*(?:-\s*(\d+)\s*)?")
-
-
-def bucket_label(bucket: Bucket) -> str:
-    """``"2-3"``, or ``"5"`` for a single state count."""
-    lo, hi = bucket
-    return str(lo) if lo == hi else f"{lo}-{hi}"
-
-
-def format_buckets(buckets: Sequence[Bucket]) -> str:
-    """Inverse of :func:`parse_buckets`: ``"2-3,4-5,6-7,8-9"``."""
-    return ",".join(bucket_label(b) for b in buckets)
 
 
 def parse_buckets(text: str) -> tuple[Bucket, ...]:

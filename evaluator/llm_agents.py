@@ -47,6 +47,7 @@ from dataclasses import dataclass, field
 from typing import Any, Literal
 
 import templates
+from evaluator._defaults import PROTOCOLS, PlayProtocol
 from evaluator._llm_text import (
     arguments_text,
     clip,
@@ -92,9 +93,6 @@ __all__ = [
 ]
 
 log = logging.getLogger(__name__)
-
-PlayProtocol = Literal["tools", "text"]
-PROTOCOLS: tuple[PlayProtocol, ...] = ("tools", "text")
 
 DEFERRED_PLACEHOLDER = "recorded; the answers are revealed after your last turn"
 """The tool result of a query in deferred feedback mode."""

@@ -38,26 +38,11 @@ from abc import ABC, abstractmethod
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TextIO
+from typing import TYPE_CHECKING, TextIO
 
 from rich.console import Console
-from rich.table import Table
 
-from blackboxes.box import BoxInfo, SuiteInfo
-from blackboxes.families import Family, get_family
-from blackboxes.store import Box, load_box, load_suite, load_suite_boxes
-from evaluator._run_folder import default_run_root
-from evaluator.agents import Briefing, Observation, Question
-from evaluator.dfa_protocol import (
-    DEFAULT_BUDGET_FACTOR,
-    DfaEnvironment,
-    EpisodeOver,
-    check_budget_factor,
-    run_dfa_episode,
-)
-from evaluator.dfa_trajectory import DfaTrajectory, save_dfa_trajectory
-from evaluator.protocol import EpisodeContext, run_episode
-from evaluator.runner import EpisodeJob, is_dfa_suite, trajectory_path
+from evaluator._defaults import DEFAULT_BUDGET_FACTOR
 from evaluator.spec import (
     FEEDBACK_MODES,
     FeedbackMode,
@@ -66,11 +51,21 @@ from evaluator.spec import (
     parse_feedback,
     parse_spec,
 )
-from evaluator.trajectory import Trajectory, save_trajectory
 from oracle_bench.bounded import MAX_TEXT_CHARS, BoundsError, load_json
 from oracle_bench.cli import ArgumentParser, configure_logging, run_cli
 from oracle_bench.errors import UsageError
-from oracle_bench.jsonio import sha256_hex
+
+if TYPE_CHECKING:
+    from blackboxes.box import BoxInfo, SuiteInfo
+    from blackboxes.families import Family
+    from blackboxes.store import Box
+    from evaluator.agents import Briefing, Observation, Question
+    from evaluator.dfa_protocol import DfaEnvironment
+    from evaluator.dfa_trajectory import DfaTrajectory
+    from evaluator.trajectory import Trajectory
+
+# The suite, the protocols and the sandbox are imported where they are used, so that
+# --help and a usage error about the arguments come at once.
 
 __all__ = [
     "AGENT_PREFIX",
@@ -333,6 +328,8 @@ class HumanDfaAgent(_Reader):
         return lines
 
     def play(self, env: DfaEnvironment) -> None:
+        from evaluator.dfa_protocol import EpisodeOver
+
         self._env = env
         self.intro = env.intro
         self.io.say(env.intro)
@@ -435,6 +432,8 @@ def default_player_name() -> str:
 
 
 def _find_entry(suite_dir: Path, suite: SuiteInfo, box_id: str) -> Box:
+    from blackboxes.store import load_box
+
     for entry in suite.boxes:
         if entry.id == box_id:
             return load_box(suite_dir, entry)
@@ -452,6 +451,8 @@ def _next_repetition(out_dir: Path, box_id: str, agent: str) -> tuple[Path, int]
     """The path and number of the first repetition not taken yet (a person may replay),
     reserved with an exclusive marker file so two sessions never write the same file.
     The folder is created here, before anything is played: a bad ``--out`` fails now."""
+    from evaluator.runner import EpisodeJob, trajectory_path
+
     (out_dir / "trajectories").mkdir(parents=True, exist_ok=True)
     k = 0
     while True:
@@ -487,6 +488,16 @@ def play_box(
     Raises :class:`UsageError` for bad arguments, ``BoxError`` for a bad suite and
     ``SandboxError`` if the box's worker cannot start (then nothing is written).
     """
+    from blackboxes.families import get_family
+    from blackboxes.store import load_suite
+    from evaluator._run_folder import default_run_root
+    from evaluator.dfa_protocol import check_budget_factor, run_dfa_episode
+    from evaluator.dfa_trajectory import DfaTrajectory, save_dfa_trajectory
+    from evaluator.protocol import EpisodeContext, run_episode
+    from evaluator.runner import is_dfa_suite
+    from evaluator.trajectory import save_trajectory
+    from oracle_bench.jsonio import sha256_hex
+
     name = check_player_name(name)
     agent_name = f"{AGENT_PREFIX}{name}"
     if feedback is not None:
@@ -571,6 +582,8 @@ def play_box(
 
 def list_boxes(suite_dir: Path) -> tuple[SuiteInfo, list[BoxInfo]]:
     """The suite and its boxes' public facts (digests checked)."""
+    from blackboxes.store import load_suite_boxes
+
     suite, boxes = load_suite_boxes(Path(suite_dir))
     return suite, [b.info for b in boxes]
 
@@ -657,6 +670,10 @@ def _console_io(out: Console) -> PlayIO:
 
 
 def _list(out: Console, suite_dir: Path) -> None:
+    from rich.table import Table
+
+    from evaluator.runner import is_dfa_suite
+
     suite, infos = list_boxes(suite_dir)
     table = Table(title=f"{suite.name}: {len(infos)} box(es)", title_justify="left")
     for column in ("box", "family", "level"):
@@ -676,6 +693,8 @@ def _list(out: Console, suite_dir: Path) -> None:
 
 
 def _report(out: Console, result: PlayResult) -> None:
+    from evaluator.dfa_trajectory import DfaTrajectory
+
     traj = result.trajectory
     show: list[str] = [""]
     if result.quit:
@@ -722,6 +741,8 @@ def _main(argv: Sequence[str] | None, io: PlayIO | None, out: Console, err: Cons
     spec = parse_spec(args.spec) if args.spec is not None else None
     feedback = parse_feedback(args.feedback) if args.feedback is not None else None
     if args.budget_factor is not None:
+        from evaluator.dfa_protocol import check_budget_factor
+
         check_budget_factor(args.budget_factor)
     name = check_player_name(args.name) if args.name is not None else default_player_name()
     configure_logging(args.verbose, err)

@@ -6,33 +6,23 @@ import argparse
 import logging
 import sys
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from rich.console import Console
-from rich.progress import (
-    BarColumn,
-    MofNCompleteColumn,
-    Progress,
-    TaskID,
-    TextColumn,
-    TimeElapsedColumn,
-)
-
-from blackboxes.box import Level
 from blackboxes.families import LEVELS, family_names, get_family
-from blackboxes.families.dfa import level_of
+from generator._designs import DESIGNS
 from generator.backends import backend_names
-from generator.suite import (
-    DESIGNS,
-    GenerateConfig,
-    GenerateResult,
-    LlmModels,
-    SuiteFolder,
-    generate_suite,
-)
 from oracle_bench.cli import ArgumentParser, configure_logging, suites_root
 from oracle_bench.errors import OracleBenchError, UnknownNameError, UsageError
-from providers import RetryEvent, parse_base_urls
+
+if TYPE_CHECKING:
+    from rich.console import Console
+
+    from blackboxes.box import Level
+    from generator.suite import GenerateConfig, GenerateResult, LlmModels, SuiteFolder
+    from providers import RetryEvent
+
+# Only what the parser needs is imported above, so that --help and a usage error come at
+# once; the generator (langgraph, the LLM SDKs, rich) is imported once arguments parse.
 
 __all__ = ["build_parser", "main"]
 
@@ -218,7 +208,8 @@ def _llm_models(args: argparse.Namespace) -> LlmModels | None:
     missing = [f for f, v in (("--coder", args.coder), ("--refiner", args.refiner)) if not v]
     if missing:
         raise UsageError(f"--backend llm needs {' and '.join(missing)} MODEL")
-    from providers import parse_model_options
+    from generator.suite import LlmModels
+    from providers import parse_base_urls, parse_model_options
 
     options: dict[str, Any] = parse_model_options(args.model_option)
     return LlmModels(
@@ -245,11 +236,15 @@ def _level(args: argparse.Namespace) -> Level:
     if args.level is not None:
         return args.level
     if args.states is not None:
+        from blackboxes.families.dfa import level_of
+
         return level_of(args.states[1])
     raise UsageError("the following arguments are required: --level")
 
 
 def _config(args: argparse.Namespace) -> GenerateConfig:
+    from generator.suite import GenerateConfig
+
     family = get_family(args.category)
     if args.states is not None and family.name != "DFA":
         raise UsageError(f"--states applies to DFA boxes, not {family.name}")
@@ -315,15 +310,33 @@ def _seed_note(path: Path) -> str:
     return f"; public seed {seed}: anyone can regenerate these boxes"
 
 
+def _error_console() -> Console:
+    from rich.console import Console
+
+    return Console(stderr=True, highlight=False, soft_wrap=True)
+
+
 def main(argv: list[str] | None = None) -> int:
-    console = Console(stderr=True)
-    err = Console(stderr=True, highlight=False, soft_wrap=True)
     try:
-        args = build_parser().parse_args(argv)
+        args = build_parser().parse_args(argv)  # --help exits here, before rich is imported
         config = _config(args)
     except UsageError as exc:
-        err.print(_usage_error(exc), markup=False)
+        _error_console().print(_usage_error(exc), markup=False)
         return 2
+    from rich.console import Console
+    from rich.progress import (
+        BarColumn,
+        MofNCompleteColumn,
+        Progress,
+        TaskID,
+        TextColumn,
+        TimeElapsedColumn,
+    )
+
+    from generator.suite import generate_suite
+
+    console = Console(stderr=True)
+    err = _error_console()
     configure_logging(args.verbose, console)
     if args.verbose <= 0:
         # The progress bar and one line per wait (below) already show the retries.

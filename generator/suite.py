@@ -42,11 +42,12 @@ from contextlib import ExitStack
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import Any, Literal
+from typing import Any
 
 from blackboxes.box import Attempt, BoxEntry, Level, Provenance, SuiteInfo, SuiteOwnerInfo
 from blackboxes.families import LEVELS, Family, Rule, get_family
 from blackboxes.store import WrittenBox, load_box, seed_commitment, write_box, write_suite
+from generator._designs import DESIGNS, Design
 from generator._folder import (
     CACHE_NAME,
     GENERATOR_DIR,
@@ -117,9 +118,6 @@ Status is ``kept`` (a box an earlier run wrote), ``accepted``, ``rejected`` or
 StartFn = Callable[[SuiteFolder], None]
 """Called once the folder is locked and checked and the models preflighted, before the
 first candidate runs (not when the suite is complete already)."""
-
-Design = Literal["reference", "llm"]
-DESIGNS: tuple[Design, ...] = ("reference", "llm")
 
 
 @dataclass(frozen=True)

@@ -10,13 +10,13 @@ import os
 import sys
 from collections.abc import Callable, Sequence
 from pathlib import Path
-from typing import NoReturn
-
-from rich.console import Console
-from rich.logging import RichHandler
+from typing import TYPE_CHECKING, NoReturn
 
 from oracle_bench._version import __version__
 from oracle_bench.errors import OracleBenchError, UsageError
+
+if TYPE_CHECKING:
+    from rich.console import Console
 
 __all__ = [
     "ArgumentParser",
@@ -41,6 +41,8 @@ class ArgumentParser(argparse.ArgumentParser):
 
 
 def configure_logging(verbose: int, console: Console) -> None:
+    from rich.logging import RichHandler  # not needed to parse arguments or print --help
+
     level = logging.WARNING if verbose <= 0 else logging.INFO if verbose == 1 else logging.DEBUG
     logging.basicConfig(
         level=level,

@@ -5,31 +5,69 @@ The only package that imports vendor SDKs, and only lazily, when such a provider
 ``create_provider("scripted/replies.jsonl")``; ``check_provider`` is the preflight.
 """
 
-from providers.cache import CallCache, call_key, call_scope
-from providers.pricing import ModelPrice, PricingTable, load_pricing
-from providers.registry import (
-    ProviderBackend,
-    ProviderSettings,
-    base_url_for,
-    check_provider,
-    create_provider,
-    parse_base_urls,
-    parse_model_options,
-    parse_model_spec,
-    provider_names,
-    register_provider,
-)
-from providers.retry import RetryPolicy, TransientError, with_retries
-from providers.types import (
-    ChatMessage,
-    Provider,
-    Reply,
-    RetryEvent,
-    RetryHook,
-    ToolCall,
-    ToolSpec,
-    Usage,
-)
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from oracle_bench._lazy import lazy_exports
+
+if TYPE_CHECKING:
+    from providers.cache import CallCache, call_key, call_scope
+    from providers.pricing import ModelPrice, PricingTable, load_pricing
+    from providers.registry import (
+        ProviderBackend,
+        ProviderSettings,
+        base_url_for,
+        check_provider,
+        create_provider,
+        parse_base_urls,
+        parse_model_options,
+        parse_model_spec,
+        provider_names,
+        register_provider,
+    )
+    from providers.retry import RetryPolicy, TransientError, with_retries
+    from providers.types import (
+        ChatMessage,
+        Provider,
+        Reply,
+        RetryEvent,
+        RetryHook,
+        ToolCall,
+        ToolSpec,
+        Usage,
+    )
+else:
+    __getattr__, __dir__ = lazy_exports(
+        __name__,
+        {
+            "providers.cache": ("CallCache", "call_key", "call_scope"),
+            "providers.pricing": ("ModelPrice", "PricingTable", "load_pricing"),
+            "providers.registry": (
+                "ProviderBackend",
+                "ProviderSettings",
+                "base_url_for",
+                "check_provider",
+                "create_provider",
+                "parse_base_urls",
+                "parse_model_options",
+                "parse_model_spec",
+                "provider_names",
+                "register_provider",
+            ),
+            "providers.retry": ("RetryPolicy", "TransientError", "with_retries"),
+            "providers.types": (
+                "ChatMessage",
+                "Provider",
+                "Reply",
+                "RetryEvent",
+                "RetryHook",
+                "ToolCall",
+                "ToolSpec",
+                "Usage",
+            ),
+        },
+    )
 
 __all__ = [
     "CallCache",

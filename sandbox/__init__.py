@@ -7,12 +7,31 @@ RestrictedPython with curated builtins and curated stand-ins for a few stdlib
 modules (``ALLOWED_MODULES``).
 """
 
-from sandbox.layers import ALL_LAYERS, IsolationPolicy, available_layers
-from sandbox.limits import SandboxLimits
-from sandbox.policy import ALLOWED_MODULES, allowed_builtins, compile_check
-from sandbox.pool import WorkerPool
-from sandbox.results import CallError, CallResult, ErrorKind, JSONValue
-from sandbox.worker import SandboxWorker, run_once
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from oracle_bench._lazy import lazy_exports
+
+if TYPE_CHECKING:
+    from sandbox.layers import ALL_LAYERS, IsolationPolicy, available_layers
+    from sandbox.limits import SandboxLimits
+    from sandbox.policy import ALLOWED_MODULES, allowed_builtins, compile_check
+    from sandbox.pool import WorkerPool
+    from sandbox.results import CallError, CallResult, ErrorKind, JSONValue
+    from sandbox.worker import SandboxWorker, run_once
+else:
+    __getattr__, __dir__ = lazy_exports(
+        __name__,
+        {
+            "sandbox.layers": ("ALL_LAYERS", "IsolationPolicy", "available_layers"),
+            "sandbox.limits": ("SandboxLimits",),
+            "sandbox.policy": ("ALLOWED_MODULES", "allowed_builtins", "compile_check"),
+            "sandbox.pool": ("WorkerPool",),
+            "sandbox.results": ("CallError", "CallResult", "ErrorKind", "JSONValue"),
+            "sandbox.worker": ("SandboxWorker", "run_once"),
+        },
+    )
 
 __all__ = [
     "ALLOWED_MODULES",

@@ -3,15 +3,18 @@
 from __future__ import annotations
 
 from functools import cache
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-import jinja2
+if TYPE_CHECKING:
+    import jinja2
 
 __all__ = ["render"]
 
 
 @cache
 def _environment() -> jinja2.Environment:
+    import jinja2  # on first render: importing the package stays cheap
+
     return jinja2.Environment(
         loader=jinja2.PackageLoader("templates", "."),
         undefined=jinja2.StrictUndefined,

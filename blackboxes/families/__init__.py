@@ -1,11 +1,27 @@
-"""Family registry: each family module registers itself where it is defined."""
+"""Family registry: each family module registers itself where it is defined.
+
+The built-in families are the subpackages of this package, one per family code
+(``dfa`` -> ``DFA``): :func:`family_names` lists them without importing any, and
+:func:`get_family` imports the one it is asked for, which registers it.
+"""
 
 from __future__ import annotations
 
-from typing import TypeVar
+import importlib
+import pkgutil
+from functools import cache
+from typing import TYPE_CHECKING, TypeVar
 
-from blackboxes.families._base import LEVELS, Family, HypothesisSpace, Rule, t_info
+from oracle_bench._lazy import lazy_exports
 from oracle_bench.errors import UnknownNameError
+
+if TYPE_CHECKING:
+    from blackboxes.families._base import LEVELS, Family, HypothesisSpace, Rule, t_info
+else:
+    __getattr__, __dir__ = lazy_exports(
+        __name__,
+        {"blackboxes.families._base": ("LEVELS", "Family", "HypothesisSpace", "Rule", "t_info")},
+    )
 
 __all__ = [
     "LEVELS",
@@ -18,7 +34,7 @@ __all__ = [
     "t_info",
 ]
 
-_F = TypeVar("_F", bound=type[Family])
+_F = TypeVar("_F", bound="type[Family]")
 _REGISTRY: dict[str, Family] = {}
 
 
@@ -32,24 +48,26 @@ def register_family(cls: _F) -> _F:
 
 def get_family(name: str) -> Family:
     """The registered family called ``name`` (case-insensitive)."""
-    _load_builtin()
-    family = _REGISTRY.get(name.upper())
+    code = name.upper()
+    if code not in _REGISTRY and code in _builtin_codes():
+        importlib.import_module(f"{__name__}.{code.lower()}")
+    family = _REGISTRY.get(code)
     if family is None:
-        raise UnknownNameError("category", name, list(_REGISTRY))
+        raise UnknownNameError("category", name, family_names())
     return family
 
 
 def family_names() -> list[str]:
-    _load_builtin()
-    return sorted(_REGISTRY)
+    """The family codes, sorted: the built-in ones (imported or not) and any registered."""
+    return sorted(set(_builtin_codes()) | set(_REGISTRY))
 
 
-_loaded = False
-
-
-def _load_builtin() -> None:
-    # Imported lazily so that the registry module itself stays import-cycle free.
-    global _loaded
-    if not _loaded:
-        _loaded = True
-        from blackboxes.families import dfa, eri  # noqa: F401
+@cache
+def _builtin_codes() -> tuple[str, ...]:
+    # The subpackages' names, read from the file system: listing the families (for
+    # --help, say) must not import them and everything they depend on.
+    return tuple(
+        info.name.upper()
+        for info in pkgutil.iter_modules(__path__)
+        if info.ispkg and not info.name.startswith("_")
+    )
