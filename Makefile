@@ -47,6 +47,7 @@ bench: $(BIN)/oracle-gen
 	$(BIN)/python benchmarks/dfa/bench_episode.py
 	$(BIN)/python benchmarks/llm/bench_llm.py
 	$(BIN)/python benchmarks/eval/bench_concurrency.py
+	$(BIN)/python benchmarks/cli/bench_startup.py
 
 clean:
 	rm -rf $(VENV) suites runs .pytest_cache .mypy_cache .ruff_cache

@@ -19,13 +19,15 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Protocol
+from typing import TYPE_CHECKING, Protocol
 
-from blackboxes.box import CallRecord, Verdict
-from blackboxes.families import Family, Rule
-from generator.tester import CandidateReport, describe_checks
 from oracle_bench.errors import UnknownNameError, UsageError
 from templates import render
+
+if TYPE_CHECKING:  # oracle-gen's parser lists the backends without importing these
+    from blackboxes.box import CallRecord, Verdict
+    from blackboxes.families import Family, Rule
+    from generator.tester import CandidateReport
 
 __all__ = [
     "Backend",
@@ -163,6 +165,8 @@ def judge_report(report: CandidateReport) -> Judgement:
     Its reasons are the tester's own messages (errors, failing examples, why it stopped),
     so a rejected attempt records what went wrong, not only which checks did not pass.
     """
+    from generator.tester import describe_checks
+
     checks = report.checks
     evidence = tuple(report.examples) + tuple(report.errors)
     if report.passed:

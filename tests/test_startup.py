@@ -52,7 +52,7 @@ def _main_exits(module: str, *argv: str) -> str:
 
 # (module, argv, heavy top-level packages it must not import besides ALWAYS_HEAVY)
 CASES = [
-    ("generator.cli", ("--help",), {"rich", "sqlite3"}),
+    ("generator.cli", ("--help",), {"pydantic", "rich", "sqlite3", "RestrictedPython"}),
     ("evaluator.cli", ("--help",), {"rich", "sqlite3"}),
     ("evaluator.cli", ("--version",), {"rich", "sqlite3"}),
     ("evaluator.cli", ("report", "--help"), {"pydantic", "rich", "RestrictedPython"}),

@@ -16,11 +16,12 @@ from oracle_bench._lazy import lazy_exports
 from oracle_bench.errors import UnknownNameError
 
 if TYPE_CHECKING:
-    from blackboxes.families._base import LEVELS, Family, HypothesisSpace, Rule, t_info
+    from blackboxes.box import Level
+    from blackboxes.families._base import Family, HypothesisSpace, Rule, t_info
 else:
     __getattr__, __dir__ = lazy_exports(
         __name__,
-        {"blackboxes.families._base": ("LEVELS", "Family", "HypothesisSpace", "Rule", "t_info")},
+        {"blackboxes.families._base": ("Family", "HypothesisSpace", "Rule", "t_info")},
     )
 
 __all__ = [
@@ -33,6 +34,9 @@ __all__ = [
     "register_family",
     "t_info",
 ]
+
+LEVELS: tuple[Level, ...] = ("easy", "hard")
+"""The difficulty levels every family offers."""
 
 _F = TypeVar("_F", bound="type[Family]")
 _REGISTRY: dict[str, Family] = {}

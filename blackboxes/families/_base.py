@@ -10,12 +10,11 @@ from dataclasses import dataclass, field
 from typing import Any, ClassVar, Literal
 
 from blackboxes.box import BoxFacts, BoxInfo, HiddenInfo, JSONValue, Level
+from blackboxes.families import LEVELS
 from blackboxes.information import VersionSpace
 from oracle_bench.errors import UsageError
 
 __all__ = ["LEVELS", "Family", "HypothesisSpace", "Rule", "t_info"]
-
-LEVELS: tuple[Level, ...] = ("easy", "hard")
 
 
 @dataclass(frozen=True)
