@@ -52,7 +52,14 @@ from evaluator.spec import (
     parse_spec,
 )
 from oracle_bench.bounded import MAX_TEXT_CHARS, BoundsError, load_json
-from oracle_bench.cli import ArgumentParser, configure_logging, run_cli
+from oracle_bench.cli import (
+    ArgumentParser,
+    add_version,
+    check_suite_arg,
+    configure_logging,
+    require_utf8_path,
+    run_cli,
+)
 from oracle_bench.errors import UsageError
 
 if TYPE_CHECKING:
@@ -654,6 +661,7 @@ def _parser() -> argparse.ArgumentParser:
         help=f"DFA suites: budget = F x min(L*, TTT) calls (default: {DEFAULT_BUDGET_FACTOR:g})",
     )
     p.add_argument("-v", "--verbose", action="count", default=0, help="more logging (-vv: debug)")
+    add_version(p)
     return p
 
 
@@ -745,6 +753,9 @@ def _main(argv: Sequence[str] | None, io: PlayIO | None, out: Console, err: Cons
 
         check_budget_factor(args.budget_factor)
     name = check_player_name(args.name) if args.name is not None else default_player_name()
+    args.suite = check_suite_arg(args.suite)
+    if args.out is not None:
+        require_utf8_path(args.out, "--out")
     configure_logging(args.verbose, err)
     if args.verbose <= 0:
         # The CLI reports a quit or a failure itself; the protocol's warning repeats it.

@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING, Any
 from blackboxes.families import LEVELS, family_names, get_family
 from generator._designs import DESIGNS
 from generator.backends import backend_names
-from oracle_bench.cli import ArgumentParser, configure_logging, suites_root
+from oracle_bench.cli import ArgumentParser, add_version, configure_logging, suites_root
 from oracle_bench.errors import OracleBenchError, UnknownNameError, UsageError
 
 if TYPE_CHECKING:
@@ -183,6 +183,7 @@ def build_parser() -> ArgumentParser:
         help="seconds per attempt of an LLM call; a retry gets as long again (default 600)",
     )
     parser.add_argument("-v", "--verbose", action="count", default=0, help="more logging")
+    add_version(parser)
     return parser
 
 

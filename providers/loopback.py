@@ -71,6 +71,7 @@ from urllib.parse import urlsplit
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
+from oracle_bench.cli import add_version
 from oracle_bench.errors import UsageError
 
 __all__ = [
@@ -937,6 +938,7 @@ def _parser() -> argparse.ArgumentParser:
         help="answer the i-th assistant turn of EVERY conversation with script line i "
         "(for evaluation runs: each episode replays the whole script)",
     )
+    add_version(parser)
     return parser
 
 

@@ -331,8 +331,8 @@ def test_dfa_suites_refuse_a_spec_and_feedback_and_a_missing_suite_is_one_line(
         assert message in _one_line(capsys.readouterr().err)
     assert main(["--box", box.info.id]) == 2
     assert "--suite" in _one_line(capsys.readouterr().err)
-    assert main(["--suite", str(tmp_path / "none")]) == 1
-    assert "suite directory does not exist" in _one_line(capsys.readouterr().err)
+    assert main(["--suite", str(tmp_path / "none")]) == 2
+    assert "none does not exist" in _one_line(capsys.readouterr().err)
     assert not (tmp_path / "runs").exists()
 
 
@@ -373,3 +373,12 @@ def test_concurrent_sessions_reserve_different_repetitions(tmp_path: Path) -> No
     second = play._next_repetition(tmp_path, "box", "human:a")
     assert (first[1], second[1]) == (0, 1)
     assert play._reservation(first[0]).exists() and not first[0].exists()
+
+
+def test_version_and_a_file_as_suite(
+    tmp_path: Path, eri_easy_suite: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    assert main(["--version"]) == 0
+    assert capsys.readouterr().out.strip().endswith("(oracle-bench)")
+    assert main(["--suite", str(eri_easy_suite / "suite.json")]) == 2
+    assert "did you mean its folder" in _one_line(capsys.readouterr().err)
