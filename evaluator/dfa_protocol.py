@@ -49,6 +49,7 @@ from blackboxes.automata.submission import (
     MAX_SUBMITTED_STATES,
     InvalidDfaError,
     parse_submission,
+    read_hypothesis,
 )
 from blackboxes.box import DfaBaselineCost
 from blackboxes.store import Box
@@ -516,15 +517,7 @@ def _parse_call(text: str) -> _Parsed:
 def _normalise_hypothesis(raw: Any) -> Any:
     """The hypothesis with the seed's field names mapped; within the limits, or
     :class:`InvalidDfaError` with the reason."""
-    try:
-        if isinstance(raw, str):
-            raw = load_json(raw, what="the hypothesis")
-        else:
-            check_value(raw, "the hypothesis")
-    except BoundsError as exc:
-        raise InvalidDfaError(str(exc)) from None
-    except json.JSONDecodeError as exc:
-        raise InvalidDfaError(f"the hypothesis is not valid JSON: {exc.msg}") from None
+    raw = read_hypothesis(raw)
     if not isinstance(raw, Mapping):
         return raw
     out: dict[str, Any] = {}

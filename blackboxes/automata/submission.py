@@ -26,7 +26,7 @@ from blackboxes.automata.dfa import DFA
 from oracle_bench.bounded import BoundsError, check_value, load_json, preview
 from oracle_bench.errors import InvalidQueryError
 
-__all__ = ["MAX_SUBMITTED_STATES", "InvalidDfaError", "parse_submission"]
+__all__ = ["MAX_SUBMITTED_STATES", "InvalidDfaError", "parse_submission", "read_hypothesis"]
 
 MAX_SUBMITTED_STATES = 1000
 """Larger hypotheses are refused (they would only slow the oracle down)."""
@@ -91,18 +91,24 @@ def _edges(raw: Any, alphabet: Sequence[str]) -> list[tuple[str, str, str]]:
     return edges
 
 
-def parse_submission(data: Any, alphabet: Sequence[str]) -> DFA:
-    """The DFA an agent submitted (a dict, or JSON text of one), over ``alphabet``."""
-    alphabet = tuple(alphabet)  # a str would make ``in`` a substring test
+def read_hypothesis(data: Any) -> Any:
+    """A submitted hypothesis as a value within the bounded reader's limits: JSON text
+    loaded, a value checked; :class:`InvalidDfaError` with the reason otherwise."""
     try:
         if isinstance(data, str):
-            data = load_json(data, what="the hypothesis")
-        else:
-            check_value(data, "the hypothesis")
+            return load_json(data, what="the hypothesis")
+        check_value(data, "the hypothesis")
     except BoundsError as exc:
         raise InvalidDfaError(str(exc)) from None
     except json.JSONDecodeError as exc:
         raise InvalidDfaError(f"the hypothesis is not valid JSON: {exc.msg}") from None
+    return data
+
+
+def parse_submission(data: Any, alphabet: Sequence[str]) -> DFA:
+    """The DFA an agent submitted (a dict, or JSON text of one), over ``alphabet``."""
+    alphabet = tuple(alphabet)  # a str would make ``in`` a substring test
+    data = read_hypothesis(data)
     if not isinstance(data, Mapping):
         raise InvalidDfaError("the hypothesis must be a JSON object")
     for key in ("states", "start", "accepting", "transitions"):
