@@ -12,6 +12,7 @@ from typing import Literal
 __all__ = [
     "DEFAULT_BUCKETS",
     "DEFAULT_BUDGET_FACTOR",
+    "EXIT_FAILURES",
     "PAPER_BUCKETS",
     "PROTOCOLS",
     "Bucket",
@@ -19,6 +20,9 @@ __all__ = [
     "bucket_label",
     "format_buckets",
 ]
+
+EXIT_FAILURES = 4
+"""``oracle-eval``'s exit code when episodes failed (without ``--allow-failures``)."""
 
 DEFAULT_BUDGET_FACTOR = 2.0
 """A DFA episode's budget: this many times the box's reference cost, min(L*, TTT)."""

@@ -16,7 +16,13 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from evaluator._defaults import DEFAULT_BUCKETS, DEFAULT_BUDGET_FACTOR, PROTOCOLS, format_buckets
+from evaluator._defaults import (
+    DEFAULT_BUCKETS,
+    DEFAULT_BUDGET_FACTOR,
+    EXIT_FAILURES,
+    PROTOCOLS,
+    format_buckets,
+)
 from evaluator.spec import (
     FEEDBACK_MODES,
     FeedbackMode,
@@ -65,15 +71,22 @@ submitted blind, answers revealed together: isolates adaptivity).
 
 Without --suite, the most recent suite (newest suite.json) under ./suites is evaluated
 (set {SUITES_ENV} to look elsewhere). Results go to
-runs/<suite name>/<TURNS>at<SHOTS>-<feedback>-seed<SEED>; rerunning the same command
-resumes, skipping finished episodes.
+runs/<suite name>-<tag>/<TURNS>at<SHOTS>-<feedback>-seed<SEED> (the tag hashes the
+suite's folder and suite.json); rerunning the same command resumes, skipping finished
+episodes. A folder holding another run (other suite, spec, feedback, seed, budget factor
+or episode settings) is refused, exit 2, naming the first difference; a folder another
+oracle-eval is writing is refused, exit 2, naming its PID.
+
+Failed episodes have a cause: agent (scored 0), box (a suite error: the box is left out
+for every agent) or infrastructure (left out; the only ones a rerun plays again). Any
+failure makes oracle-eval exit {EXIT_FAILURES} unless --allow-failures.
 
 DFA suites (oracle-gen --category DFA) take no SPEC and no --feedback (either is refused,
 exit 2, as are --budget-factor and --buckets for other suites): each episode is membership and
 equivalence queries until an equivalence query is accepted or the budget is spent. The
 budget is --budget-factor (default {DEFAULT_BUDGET_FACTOR:g}) times the box's reference cost,
 min(L*, TTT), rounded half up. DFA agents: {", ".join(DEFAULT_DFA_AGENTS)} (the default).
-Results go to runs/<suite name>/dfa-x<F>-seed<SEED>; the summary groups boxes by state
+Results go to runs/<suite name>-<tag>/dfa-x<F>-seed<SEED>; the summary groups boxes by state
 count with --buckets (default {format_buckets(DEFAULT_BUCKETS)}).
 
 LLM agents: --agent provider/model (openai/<model>, anthropic/<model>, or
@@ -92,7 +105,8 @@ repeats), so n machines can share one job list; shards may write into one --out 
 index and summary files get a .shard-i-of-n suffix) and `oracle-eval report DIR`
 merges all trajectories.
 
-Resume: rerunning the same command skips finished episodes (failed ones rerun); LLM calls
+Resume: rerunning the same command skips finished episodes (infrastructure failures
+rerun); LLM calls
 are cached in OUT/.cache/calls.sqlite, so an episode cut off (kill, budget) replays its
 finished calls for free. A directory made with other --invalid-turns, --max-reasks,
 --protocol, --history or -M settings is refused (exit 2).
@@ -104,8 +118,9 @@ what finished, and oracle-eval exits 3 saying so; rerun with a larger cap to go 
 
 Output: trajectories/*.json (one per episode), summary.json, summary.csv, index.json
 (one row per episode: file, status, score, tokens, $), run.json (arguments, config
-digest, usage, stopped reason). Exit codes: 0 done, 1 error, 2 bad usage, 3 stopped by a
-budget, 130 interrupted (rerun to resume).
+digest, usage, stopped reason), definition.json (what defines the run). Exit codes: 0 done,
+1 error, 2 bad usage, 3 stopped by a budget, {EXIT_FAILURES} episodes failed, 130
+interrupted (rerun to resume).
 
 Examples:
   oracle-eval 10@1
@@ -142,7 +157,6 @@ def _float_arg(text: str) -> float:
 def _parser() -> argparse.ArgumentParser:
     from evaluator.agents import agent_names
     from evaluator.dfa_protocol import dfa_agent_names
-    from evaluator.failures import EXIT_FAILURES
 
     p = ArgumentParser(
         prog=PROG,
@@ -203,8 +217,8 @@ def _parser() -> argparse.ArgumentParser:
         "--out",
         type=Path,
         metavar="DIR",
-        help="output directory (default: runs/<suite>/<T>at<K>-<feedback>-seed<N>, "
-        "or runs/<suite>/dfa-x<F>-seed<N>)",
+        help="output directory (default: runs/<suite>-<tag>/<T>at<K>-<feedback>-seed<N>, "
+        "or runs/<suite>-<tag>/dfa-x<F>-seed<N>)",
     )
     p.add_argument("--seed", type=int, default=0, metavar="N", help="run seed (default: 0)")
     p.add_argument(
@@ -455,7 +469,7 @@ def _run(args: argparse.Namespace, out: Console, err: Console) -> int:
     from evaluator.dfa_metrics import check_similarity_len
     from evaluator.dfa_protocol import check_budget_factor, check_dfa_agent_name
     from evaluator.dfa_summary import parse_buckets
-    from evaluator.failures import EXIT_FAILURES, failure_summary
+    from evaluator.failures import failure_summary
     from evaluator.llm_agents import is_llm_agent
     from evaluator.runner import (
         ProgressEvent,

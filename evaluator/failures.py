@@ -27,6 +27,7 @@ from typing import Any, Literal, Protocol
 
 from pydantic import BaseModel, ConfigDict
 
+from evaluator._defaults import EXIT_FAILURES
 from oracle_bench.errors import (
     BoxError,
     EvaluationError,
@@ -57,8 +58,6 @@ __all__ = [
 
 FailureCause = Literal["agent", "box", "infrastructure"]
 FAILURE_CAUSES: tuple[FailureCause, ...] = ("agent", "box", "infrastructure")
-EXIT_FAILURES = 4
-"""``oracle-eval``'s exit code when episodes failed (without ``--allow-failures``)."""
 
 
 class BoxFailureError(EvaluationError):
