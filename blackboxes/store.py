@@ -9,6 +9,7 @@ The owner file is written first, so a public manifest always has its owner file.
 
 from __future__ import annotations
 
+import json
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TypeVar
@@ -165,7 +166,22 @@ def load_suite(suite_dir: Path, name: str = SUITE_NAME) -> SuiteInfo:
     if not suite_dir.is_dir():
         raise CorruptBoxError("is a file, not a suite directory", suite_dir)
     path = suite_dir / name
-    return _parse(path, _read_bytes(path), SuiteInfo)
+    data = _read_bytes(path)
+    if _schema_version(data) == 1:
+        raise CorruptBoxError(
+            "a suite of an earlier oracle-bench (schema 1: no owner-side files); make it "
+            "again with oracle-gen (same arguments and --overwrite)",
+            path,
+        )
+    return _parse(path, data, SuiteInfo)
+
+
+def _schema_version(data: bytes) -> object:
+    try:
+        raw = json.loads(data)
+    except ValueError:
+        return None
+    return raw.get("schema_version") if isinstance(raw, dict) else None
 
 
 def load_owner(suite_dir: Path, suite: SuiteInfo, name: str = SUITE_NAME) -> SuiteOwnerInfo:

@@ -198,3 +198,12 @@ def test_consistently_tampered_box_still_fails_validation(tmp_path: Path) -> Non
     with pytest.raises(CorruptBoxError) as info:
         load_box(tmp_path, load_suite(tmp_path).boxes[0])
     assert info.value.path == box_json
+
+
+def test_a_suite_of_the_earlier_schema_says_how_to_make_it_again(tmp_path: Path) -> None:
+    _write(tmp_path)
+    raw = json.loads((tmp_path / "suite.json").read_text())
+    raw["schema_version"] = 1
+    (tmp_path / "suite.json").write_text(json.dumps(raw))
+    with pytest.raises(CorruptBoxError, match=r"earlier oracle-bench.*--overwrite"):
+        load_suite(tmp_path)
