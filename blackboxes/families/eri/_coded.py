@@ -29,6 +29,7 @@ from blackboxes.information import VersionSpace
 from oracle_bench.errors import FamilyError
 
 __all__ = [
+    "GRID_LETTERS",
     "BaconKind",
     "Code01248Kind",
     "PolybiusKeywordKind",
