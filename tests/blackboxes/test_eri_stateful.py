@@ -12,6 +12,7 @@ import random
 import time
 from collections import Counter
 from collections.abc import Callable, Sequence
+from functools import partial
 from itertools import permutations, product
 from typing import Any
 
@@ -151,7 +152,7 @@ def _autokey_fns(q: int, lengths: Sequence[int], feedback: bool) -> list[Fn]:
         return _on_letters(lambda p: autokey_letters(k, p, feedback, q), x)
 
     keys = [k for n in lengths for k in product(range(q), repeat=n)]
-    return [lambda x, k=k: fn(k, x) for k in keys]  # type: ignore[misc]
+    return [partial(fn, k) for k in keys]
 
 
 @pytest.mark.parametrize("feedback", [False, True])
@@ -271,7 +272,7 @@ def _frequency_fns(fixed: dict[str, str], steps: Sequence[int]) -> list[Fn]:
         table = {**fixed, **dict(zip(free_plain, images, strict=True))}
         alphabet = "".join(table[c] for c in ALPHABET)
         for b in steps:
-            fns.append(lambda x, a=alphabet, b=b: frequency_shift(a, b, x))
+            fns.append(partial(frequency_shift, alphabet, b))
     return fns
 
 
