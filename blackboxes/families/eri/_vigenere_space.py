@@ -1,5 +1,8 @@
 """Factorised version space of Vigenere keys of one length L (primitive keys only).
 
+The alphabet is a parameter (A-Z by default, mod 26; the cased kinds use A-Z a-z, mod 52);
+below, 26 stands for its size.
+
 State: per key position j < L either a fixed shift or free. The consistent keys are the
 product of the allowed values minus the non-primitive ones (keys that repeat a shorter
 key, whose function a shorter key length already has). By Moebius inversion
@@ -18,7 +21,7 @@ minus the e(t) non-primitive consistent keys starting with t. Non-primitive keys
 from __future__ import annotations
 
 import math
-from functools import cached_property
+from functools import cached_property, lru_cache
 from itertools import islice, product
 
 from blackboxes.families.eri._alphabet import ALPHABET, letters_of
@@ -27,7 +30,6 @@ from blackboxes.information import ENUMERATION_LIMIT, Predictive, TablePredictiv
 
 __all__ = ["VigenereLengthSpace", "primitive_count"]
 
-_IDX = {ch: i for i, ch in enumerate(ALPHABET)}
 _FREE = -1
 
 
@@ -47,32 +49,34 @@ def _divisors(n: int) -> list[int]:
     return [d for d in range(1, n + 1) if n % d == 0]
 
 
-def _count_period(key: tuple[int, ...], d: int) -> int:
+def _count_period(key: tuple[int, ...], d: int, size: int) -> int:
     """Consistent keys whose period divides ``d``."""
     total = 1
     for r in range(d):
         fixed = {key[j] for j in range(r, len(key), d)} - {_FREE}
         if len(fixed) > 1:
             return 0
-        total *= 1 if fixed else 26
+        total *= 1 if fixed else size
     return total
 
 
-def primitive_count(key: tuple[int, ...]) -> int:
-    """Number of primitive keys of length ``len(key)`` consistent with the partial key."""
+def primitive_count(key: tuple[int, ...], size: int = 26) -> int:
+    """Number of primitive keys of length ``len(key)`` over ``size`` shifts consistent with
+    the partial key."""
     n = len(key)
-    return sum(_mobius(n // d) * _count_period(key, d) for d in _divisors(n))
+    return sum(_mobius(n // d) * _count_period(key, d, size) for d in _divisors(n))
 
 
-def _shifts(x: str, y: str) -> list[int] | None:
+def _shifts(idx: dict[str, int], x: str, y: str) -> list[int] | None:
     out = []
+    size = len(idx)
     for p_ch, c_ch in zip(x, y, strict=True):
         if p_ch == " ":
             continue
-        c = _IDX.get(c_ch)
+        c = idx.get(c_ch)
         if c is None:
             return None
-        out.append((c - _IDX[p_ch]) % 26)
+        out.append((c - idx[p_ch]) % size)
     return out
 
 
@@ -80,12 +84,13 @@ class _VigenerePredictive(Predictive):
     def __init__(self, space: VigenereLengthSpace, x: str) -> None:
         self._space = space
         self._x = x
-        self._xl = [_IDX[ch] for ch in letters_of(x)]
+        self._size = size = len(space.alphabet)
+        self._xl = [space.index[ch] for ch in letters_of(x)]
         key = space.key
         self._m = min(len(self._xl), len(key))
         self._free_prefix = [j for j in range(self._m) if key[j] == _FREE]
-        self._block = 26 ** sum(1 for j in range(self._m, len(key)) if key[j] == _FREE)
-        self._prefixes = 26 ** len(self._free_prefix)
+        self._block = size ** sum(1 for j in range(self._m, len(key)) if key[j] == _FREE)
+        self._prefixes = size ** len(self._free_prefix)
         exceptions: dict[tuple[int, ...], int] = {}
         for k in space.non_primitive:
             t = k[: self._m]
@@ -99,24 +104,25 @@ class _VigenerePredictive(Predictive):
     def _render(self, t: tuple[int, ...]) -> str:
         # When n < L every i < m; otherwise t is the whole key: either way t[i % L] is right.
         shifts = [t[i % len(self._space.key)] for i in range(len(self._xl))]
+        alphabet, size = self._space.alphabet, self._size
         out = []
         i = 0
         for ch in self._x:
             if ch == " ":
                 out.append(" ")
             else:
-                out.append(ALPHABET[(self._xl[i] + shifts[i]) % 26])
+                out.append(alphabet[(self._xl[i] + shifts[i]) % size])
                 i += 1
         return "".join(out)
 
     def _prefixes_in_order(self) -> product[tuple[int, ...]]:
-        return product(range(26), repeat=len(self._free_prefix))
+        return product(range(self._size), repeat=len(self._free_prefix))
 
     def _prefix_of(self, letters: tuple[int, ...]) -> tuple[int, ...]:
         """The key prefix whose output has ``letters`` at the free prefix positions."""
         t = list(self._space.key[: self._m])
         for j, c in zip(self._free_prefix, letters, strict=True):
-            t[j] = (c - self._xl[j]) % 26
+            t[j] = (c - self._xl[j]) % self._size
         return tuple(t)
 
     @cached_property
@@ -130,7 +136,7 @@ class _VigenerePredictive(Predictive):
     def prob(self, y: object) -> float:
         if not isinstance(y, str) or not same_shape(self._x, y) or self._total <= 0:
             return 0.0
-        s = _shifts(self._x, y)
+        s = _shifts(self._space.index, self._x, y)
         if s is None:
             return 0.0
         length = len(self._space.key)
@@ -166,6 +172,11 @@ class _VigenerePredictive(Predictive):
         return out
 
 
+@lru_cache(maxsize=8)
+def _index(alphabet: str) -> dict[str, int]:
+    return {ch: i for i, ch in enumerate(alphabet)}
+
+
 def _xlogx(v: int) -> float:
     return v * math.log2(v) if v > 0 else 0.0
 
@@ -173,23 +184,29 @@ def _xlogx(v: int) -> float:
 class VigenereLengthSpace(VersionSpace):
     """Primitive Vigenere keys of one length consistent with the history."""
 
-    def __init__(self, key: tuple[int, ...]) -> None:
+    def __init__(self, key: tuple[int, ...], alphabet: str = ALPHABET) -> None:
         self.key = key
+        self.alphabet = alphabet
+        self.index = _index(alphabet)
         # Memo per query: the space is immutable, and compositions ask the same prior space
         # once per transposition.
         self._memo: dict[str, _VigenerePredictive] = {}
 
     @classmethod
-    def prior(cls, length: int) -> VigenereLengthSpace:
-        return cls((_FREE,) * length)
+    def prior(cls, length: int, alphabet: str = ALPHABET) -> VigenereLengthSpace:
+        return cls((_FREE,) * length, alphabet)
 
     def fingerprint(self) -> tuple[int, ...]:
         """Equal for spaces in the same state (used to merge identical parts)."""
-        return self.key
+        # Another alphabet's spaces are told apart by its size appended to the key.
+        return self.key if self.alphabet == ALPHABET else (*self.key, -len(self.alphabet))
+
+    def _valid(self, x: str) -> bool:
+        return all(ch == " " or ch in self.index for ch in x)
 
     @cached_property
     def count(self) -> int:
-        return primitive_count(self.key)
+        return primitive_count(self.key, len(self.alphabet))
 
     @cached_property
     def non_primitive(self) -> tuple[tuple[int, ...], ...]:
@@ -201,7 +218,7 @@ class VigenereLengthSpace(VersionSpace):
             for r in range(d):
                 fixed = {self.key[j] for j in range(r, length, d)} - {_FREE}
                 if not fixed:
-                    choices.append(list(range(26)))
+                    choices.append(list(range(len(self.alphabet))))
                 else:
                     # Two different fixed values in one residue class: no such key.
                     choices.append(sorted(fixed) if len(fixed) == 1 else [])
@@ -215,7 +232,9 @@ class VigenereLengthSpace(VersionSpace):
     def observe(self, x: object, y: object) -> VersionSpace:
         if not isinstance(x, str) or not isinstance(y, str) or not same_shape(x, y):
             return EMPTY
-        s = _shifts(x, y)
+        if not self._valid(x):
+            return EMPTY
+        s = _shifts(self.index, x, y)
         if s is None:
             return EMPTY
         key = list(self.key)
@@ -226,11 +245,11 @@ class VigenereLengthSpace(VersionSpace):
                 key[j] = v
             elif key[j] != v:
                 return EMPTY
-        space = VigenereLengthSpace(tuple(key))
+        space = VigenereLengthSpace(tuple(key), self.alphabet)
         return space if space.count > 0 else EMPTY
 
     def predictive(self, x: object) -> Predictive:
-        if not isinstance(x, str):
+        if not isinstance(x, str) or not self._valid(x):
             return TablePredictive({})
         cached = self._memo.get(x)
         if cached is None:
