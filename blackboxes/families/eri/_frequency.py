@@ -85,11 +85,12 @@ class FrequencyShiftKind(CipherKind):
         return (
             PREAMBLE
             + f"Frequency-dependent shift with cipher alphabet {perm} and step {b}. Let s(p) "
-            "be letter number p of the cipher alphabet (s(A) is its first letter, and so on). "
-            f"Each letter p of the plaintext becomes (s(p) + {b} * r) mod 26, where r is the "
-            "number of times the same letter p occurs earlier in the plaintext (r = 0 at its "
-            f"first occurrence, 1 at the second, ...; e.g. AAA becomes s(A), s(A) + {b}, "
-            f"s(A) + {2 * int(b)} mod 26). Spaces are copied unchanged to the same positions "
+            "be the number of letter number p of the cipher alphabet (s(A) is the number of "
+            "its first letter, and so on). Each letter p of the plaintext becomes the letter "
+            f"numbered (s(p) + {b} * r) mod 26, where r is the number of times the same letter "
+            "p occurs earlier in the plaintext (r = 0 at its first occurrence, 1 at the "
+            f"second, ...; e.g. AAA becomes the letters numbered s(A), (s(A) + {b}) mod 26, "
+            f"(s(A) + {2 * int(b)}) mod 26). Spaces are copied unchanged to the same positions "
             "of the output and do not count as letters. Output: the resulting string."
         )
 
