@@ -117,6 +117,9 @@ class BoxInfo(_Model):
     output_schema: str
     entry: str = "blackbox"
     """Name of the function blackbox.py defines."""
+    interface: dict[str, JSONValue] = Field(default_factory=dict)
+    """Public settings the family serves the box with (ERI: ``query_length``, ``output``);
+    empty for families without any and for boxes written before they existed."""
     dfa: DfaBoxInfo | None = None
     """Set for DFA boxes, whose episodes are MQ/EQ rather than turn@shot."""
 

@@ -495,7 +495,7 @@ def play_box(
     Raises :class:`UsageError` for bad arguments, ``BoxError`` for a bad suite and
     ``SandboxError`` if the box's worker cannot start (then nothing is written).
     """
-    from blackboxes.families import get_family
+    from blackboxes.families import family_for_box
     from blackboxes.store import load_suite
     from evaluator._run_folder import default_run_root
     from evaluator.dfa_protocol import check_budget_factor, run_dfa_episode
@@ -564,7 +564,7 @@ def play_box(
                 )
                 quit = dfa_agent.quit and traj.status == "failed"
             else:
-                family: Family = get_family(box.info.family)
+                family: Family = family_for_box(box.info)
                 agent = HumanAgent(io, box.info.input_schema, box.info.output_schema)
                 ctx = EpisodeContext(
                     suite=suite.name,

@@ -64,7 +64,7 @@ from typing import TYPE_CHECKING, Any, Literal, Protocol, TypeVar
 from pydantic import BaseModel, ConfigDict, Field
 
 from blackboxes.box import SuiteInfo
-from blackboxes.families import Family, get_family
+from blackboxes.families import Family, family_for_box
 from blackboxes.store import Box, load_box, load_suite
 from evaluator._pool import BoxWorkerPool, PooledBox, start_sandbox_worker
 from evaluator._run_folder import RunDefinition, claim_folder, episode_settings, lock_name
@@ -1102,7 +1102,7 @@ class _TurnsKind:
         self.invalid_turns = invalid_turns
         self.max_reasks = max_reasks
         self.families: dict[str, Family] = {
-            box.info.id: get_family(box.info.family) for box in run.boxes
+            box.info.id: family_for_box(box.info) for box in run.boxes
         }
 
     def arguments(self) -> dict[str, Any]:

@@ -30,6 +30,7 @@ _EPILOG = """\
 examples:
   oracle-gen --category ERI --level hard             20 hard cipher boxes into ./suites/
   oracle-gen --category ERI --level easy -n 30 --seed 7 --out my-suite
+  oracle-gen --category ERI --level hard --query-length 16   longer queries: fewer turns needed
   oracle-gen --category DFA --states 4-5 -n 20        20 minimal DFAs with 4 or 5 states
   oracle-gen --category DFA --level hard             DFAs with 6 to 9 states
   oracle-gen --category ERI --level easy -n 2 --backend llm \
@@ -126,6 +127,16 @@ def build_parser() -> ArgumentParser:
         default=None,
         metavar="K",
         help="letters a, b, ... (default 2)",
+    )
+    eri = parser.add_argument_group("ERI options")
+    eri.add_argument(
+        "--query-length",
+        type=int,
+        default=None,
+        metavar="N",
+        help="longest plaintext an agent may query and the longest held-out item, 8-32 "
+        "characters (default: easy 32, hard 8); shorter queries carry fewer bits, so "
+        "T_info grows",
     )
     parser.add_argument(
         "--jobs",
@@ -249,6 +260,8 @@ def _config(args: argparse.Namespace) -> GenerateConfig:
     family = get_family(args.category)
     if args.states is not None and family.name != "DFA":
         raise UsageError(f"--states applies to DFA boxes, not {family.name}")
+    if args.query_length is not None and family.name != "ERI":
+        raise UsageError(f"--query-length applies to ERI boxes, not {family.name}")
     config = GenerateConfig(
         category=args.category,
         level=_level(args),
@@ -260,6 +273,7 @@ def _config(args: argparse.Namespace) -> GenerateConfig:
         states=args.states,
         counterexamples=args.counterexamples,
         alphabet_size=args.alphabet_size,
+        query_length=args.query_length,
         llm=_llm_models(args),
         jobs=args.jobs,
         overwrite=args.overwrite,

@@ -203,7 +203,8 @@ def build_graph(
         report = check_candidate(
             state["code"],
             rule if state.get("has_reference", True) else None,
-            family,
+            # Differential inputs and the output check follow the box's interface.
+            family.for_rule(rule),
             rng,
             n_inputs=settings.differential_inputs,
             limits=settings.limits,

@@ -188,6 +188,8 @@ class GenerateConfig:
     """DFA only: ``short_random`` (default) or ``minimal``."""
     alphabet_size: int | None = None
     """DFA only: letters a, b, ... (default 2)."""
+    query_length: int | None = None
+    """ERI only: the longest query in characters (default: 32 easy, 8 hard)."""
     llm: LlmModels | None = None
     """The models of the ``llm`` backend (required with it, refused without it)."""
     jobs: int = 1
@@ -203,6 +205,7 @@ class GenerateConfig:
             "states": self.states,
             "counterexamples": self.counterexamples,
             "alphabet_size": self.alphabet_size,
+            "query_length": self.query_length,
         }
         return {k: v for k, v in options.items() if v is not None}
 

@@ -16,7 +16,7 @@ from oracle_bench._lazy import lazy_exports
 from oracle_bench.errors import UnknownNameError
 
 if TYPE_CHECKING:
-    from blackboxes.box import Level
+    from blackboxes.box import BoxInfo, Level
     from blackboxes.families._base import Family, HypothesisSpace, Rule, t_info
 else:
     __getattr__, __dir__ = lazy_exports(
@@ -29,6 +29,7 @@ __all__ = [
     "Family",
     "HypothesisSpace",
     "Rule",
+    "family_for_box",
     "family_names",
     "get_family",
     "register_family",
@@ -59,6 +60,12 @@ def get_family(name: str) -> Family:
     if family is None:
         raise UnknownNameError("category", name, family_names())
     return family
+
+
+def family_for_box(info: BoxInfo) -> Family:
+    """The family serving the box of box.json ``info``: its category, set to the box's
+    public interface (ERI's query length and output format)."""
+    return get_family(info.family).for_interface(info.interface)
 
 
 def family_names() -> list[str]:

@@ -12,7 +12,7 @@ from typing import Any, ClassVar, Literal
 from blackboxes.box import BoxFacts, BoxInfo, HiddenInfo, JSONValue, Level
 from blackboxes.families import LEVELS
 from blackboxes.information import VersionSpace
-from oracle_bench.errors import UsageError
+from oracle_bench.errors import FamilyError, UsageError
 
 __all__ = ["LEVELS", "Family", "HypothesisSpace", "Rule", "t_info"]
 
@@ -108,17 +108,39 @@ class Family(ABC):
         """The prior space of one kind, or with ``kind=None`` the agent's view: every kind
         of ``level`` mixed under the sampling prior."""
 
+    def interface_of(self, rule: Rule) -> dict[str, JSONValue]:
+        """box.json's ``interface``: the public settings a box of ``rule`` is served with
+        (ERI: its query length and output format). Empty for families without any."""
+        return {}
+
+    def for_interface(self, interface: Mapping[str, JSONValue]) -> Family:
+        """The family as it serves a box whose box.json has ``interface``: parsing,
+        checking, inputs and the agents' prior follow it. Families without interface
+        settings refuse any."""
+        if interface:
+            raise FamilyError(
+                f"category {self.name} has no interface setting {', '.join(sorted(interface))}"
+            )
+        return self
+
+    def for_rule(self, rule: Rule) -> Family:
+        """The family as it serves a box implementing ``rule``."""
+        return self.for_interface(self.interface_of(rule))
+
     def box_records(self, box_id: str, rule: Rule) -> tuple[BoxInfo, BoxFacts]:
         """box.json (what an agent may see: the interface) and facts.json (the owner's:
         rule kind, hypothesis space, T_info) of a box implementing ``rule``."""
-        space = self.hypothesis_space(rule.kind, rule.level)
+        interface = self.interface_of(rule)
+        served = self.for_interface(interface)
+        space = served.hypothesis_space(rule.kind, rule.level)
         info = BoxInfo(
             id=box_id,
             family=self.name,
             level=rule.level,
-            task_intro=self.task_intro(rule.level),
-            input_schema=self.input_schema,
-            output_schema=self.output_schema,
+            task_intro=served.task_intro(rule.level),
+            input_schema=served.input_schema,
+            output_schema=served.output_schema,
+            interface=interface,
         )
         facts = BoxFacts(
             rule_kind=rule.kind,

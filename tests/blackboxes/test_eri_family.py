@@ -2,8 +2,9 @@
 
 from __future__ import annotations
 
+import math
 import random
-from typing import Any
+from typing import Any, cast
 
 import pytest
 from RestrictedPython import compile_restricted_exec, safe_globals
@@ -11,11 +12,11 @@ from RestrictedPython.Eval import default_guarded_getitem, default_guarded_getit
 from RestrictedPython.Guards import guarded_iter_unpack_sequence, safer_getattr
 
 from blackboxes.families import LEVELS, get_family
-from blackboxes.families.eri import KINDS, LEVEL_KINDS
+from blackboxes.families.eri import KINDS, LEVEL_KINDS, EncryptionRuleInference
 from oracle_bench.errors import FamilyError, InvalidQueryError, UnknownNameError
 from templates import render
 
-ERI = get_family("ERI")
+ERI = cast(EncryptionRuleInference, get_family("ERI"))
 ALL = [(level, kind) for level in LEVELS for kind in ERI.kinds(level)]
 
 
@@ -61,7 +62,11 @@ def test_answers_and_rendering() -> None:
 def test_intro_and_schemas_do_not_leak_the_rule() -> None:
     for level in LEVELS:
         intro = ERI.task_intro(level).lower()
-        assert "32" in intro and "deterministic" in intro
+        length = {"easy": 32, "hard": 8}[level]
+        assert f"1 to {length} characters" in intro and "deterministic" in intro
+        assert f"at most {length} characters" in intro
+        for kind in KINDS:
+            assert kind not in intro
         for kind in (
             "caesar",
             "vigenere",
@@ -118,8 +123,12 @@ def test_sample_rule_uniform_over_kinds() -> None:
 def test_hypothesis_space(level: Any, kind: str) -> None:
     hs = ERI.hypothesis_space(kind, level)
     assert hs.log2_h is not None and hs.log2_h > 0
-    assert hs.log2_y >= 32 * 4.7
-    assert hs.t_info == 1  # one 32-letter answer carries more bits than any key here
+    n = ERI.query_length(level)
+    assert n == {"easy": 32, "hard": 8}[level]
+    assert hs.log2_y == KINDS[kind].log2_y(n) >= n  # at least one bit per character
+    assert hs.t_info == math.ceil(round(hs.log2_h / hs.log2_y, 9))
+    longer = ERI.configure(query_length=32).hypothesis_space(kind, level)
+    assert longer.log2_h == hs.log2_h and longer.log2_y >= hs.log2_y
     assert ERI.version_space(level, kind).log2_count() == pytest.approx(hs.log2_h, abs=1e-9)
 
 

@@ -13,11 +13,13 @@ import pytest
 
 from blackboxes.families import LEVELS, get_family
 from blackboxes.families.eri import KINDS
+from blackboxes.families.eri._alphabet import OUTPUT_FORMATS
 from blackboxes.families.eri._ciphers import hill, vigenere
 from blackboxes.families.eri._periodic import is_primitive
 from blackboxes.families.eri._substitution_space import SubstitutionSpace
 from blackboxes.families.eri._vigenere_space import VigenereLengthSpace
 from blackboxes.information import MixtureVersionSpace, Predictive, VersionSpace, entropy_bits
+from oracle_bench.errors import FamilyError
 
 ERI = get_family("ERI")
 ALL = [(level, kind) for level in LEVELS for kind in ERI.kinds(level)]
@@ -47,7 +49,7 @@ def _check_predictive(space: VersionSpace, pred: Predictive, x: str, log2_y: flo
 def test_history_invariants(level: Any, kind: str) -> None:
     """The true rule stays consistent; realised information adds up to the count drop."""
     log2_h = KINDS[kind].log2_h
-    log2_y = KINDS[kind].log2_y
+    log2_y = KINDS[kind].log2_y(32)  # the test's queries have up to 32 characters
     seeds = 12 if level == "easy" else 5
     for seed in range(seeds):
         rng = random.Random(seed)
@@ -204,11 +206,22 @@ def test_enumerated_counts_are_distinct_functions() -> None:
 
 def test_mixture_view() -> None:
     for level in LEVELS:
-        mix = ERI.version_space(level)
-        assert isinstance(mix, MixtureVersionSpace)
-        post = mix.posterior()
-        assert set(post) == set(ERI.kinds(level))
-        assert all(p == pytest.approx(1 / len(post)) for p in post.values())
+        seen: set[str] = set()
+        for output in OUTPUT_FORMATS:
+            served = ERI.for_interface({"output": output})
+            same = {k for k in ERI.kinds(level) if KINDS[k].output_format == output}
+            if not same:
+                with pytest.raises(FamilyError):
+                    served.version_space(level)
+                continue
+            mix = served.version_space(level)
+            assert isinstance(mix, MixtureVersionSpace)
+            post = mix.posterior()
+            # The agents' prior: the level's kinds with the output format the box states.
+            assert set(post) == same
+            assert all(p == pytest.approx(1 / len(post)) for p in post.values())
+            seen |= same
+        assert seen == set(ERI.kinds(level))
     rule = ERI.sample_rule(random.Random(2), "easy", "caesar")
     mix = ERI.version_space("easy")
     for x in ("ABCDEFGHIJKLMNOPQRSTUVWXYZ", "AAAA"):

@@ -3,23 +3,53 @@
 from __future__ import annotations
 
 import math
+import re
+from typing import Literal
 
 __all__ = [
     "ALPHABET",
+    "CASED_ALPHABET",
+    "DEFAULT_QUERY_LENGTH",
     "LOG2_26",
     "MAX_LEN",
+    "MIN_QUERY_LENGTH",
+    "OUTPUT_FORMATS",
     "SYLLABLES",
     "WORDS",
+    "OutputFormat",
     "dedupe",
     "letters_of",
     "normalise",
+    "normalise_cased",
+    "normalise_digits",
     "respace",
 ]
 
 ALPHABET = "ABCDEFGHIJKLMNOPQRSTUVWXYZ"
+CASED_ALPHABET = ALPHABET + ALPHABET.lower()
+"""The 52 letters of the case-sensitive kinds, numbered A=0 .. Z=25, a=26 .. z=51."""
 MAX_LEN = 32
-"""Longest query, in characters after normalisation (letters and spaces)."""
+"""Longest plaintext a box accepts, in characters after normalisation (letters and spaces)."""
+MIN_QUERY_LENGTH = 8
+"""Shortest query length a suite may set. Every kind's log2|H| is the exact number of
+distinct functions on plaintexts of at most n characters for every n in [8, 32]: below
+8, some transpositions and Vigenere keys of different lengths agree on every query."""
+DEFAULT_QUERY_LENGTH: dict[str, int] = {"easy": MAX_LEN, "hard": 8}
+"""Query length per level when ``--query-length`` is not given: at 8 characters one answer
+carries at most 8 letters, so T_info > 1 for the hard kinds with large key spaces."""
 LOG2_26 = math.log2(26)
+
+OutputFormat = Literal["letters", "cased", "digits"]
+"""How a kind's ciphertext looks and how answers are normalised before comparing:
+
+- ``letters``: uppercase A-Z and spaces; answers are uppercased (case does not matter);
+- ``cased``: A-Z, a-z and spaces, case-sensitive (the plaintext keeps its case too);
+- ``digits``: groups of digits 0-9 separated by single spaces; any run of other
+  characters in an answer (spaces, commas, dashes) is one separator.
+
+In every format runs of whitespace collapse to one space and the ends are trimmed.
+"""
+OUTPUT_FORMATS: tuple[OutputFormat, ...] = ("letters", "cased", "digits")
 
 # Keywords for the keyword-substitution and Playfair kinds. Order matters: the first
 # keyword giving a function is that function's canonical parameter.
@@ -266,6 +296,22 @@ def normalise(text: str) -> str:
         " " if ch.isspace() else ch for ch in text.upper() if ch.isspace() or ch in ALPHABET
     )
     return " ".join(kept.split())
+
+
+def normalise_cased(text: str) -> str:
+    """Like :func:`normalise` but keeping case: letters A-Z and a-z, single spaces, trimmed."""
+    kept = "".join(
+        " " if ch.isspace() else ch for ch in text if ch.isspace() or ch in CASED_ALPHABET
+    )
+    return " ".join(kept.split())
+
+
+_DIGIT_RUN = re.compile(r"[0-9]+")
+
+
+def normalise_digits(text: str) -> str:
+    """The runs of digits 0-9 in ``text``, joined by single spaces (everything else separates)."""
+    return " ".join(_DIGIT_RUN.findall(text))
 
 
 def letters_of(text: str) -> str:

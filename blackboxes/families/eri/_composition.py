@@ -23,7 +23,7 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import Any
 
 from blackboxes.box import JSONValue
-from blackboxes.families.eri._alphabet import letters_of
+from blackboxes.families.eri._alphabet import LOG2_26, letters_of
 from blackboxes.families.eri._kind import (
     CipherKind,
     Encrypt,
@@ -122,7 +122,9 @@ class _CompositionPredictive(Predictive):
 
     @property
     def entropy(self) -> float:
-        return self._inner.entropy
+        # Parts merged as disjoint over-count; the output keeps x's letter/space layout,
+        # so log2 26^letters is also an upper bound, and the tighter of the two is kept.
+        return min(self._inner.entropy, len(letters_of(self._x)) * LOG2_26)
 
     def prob(self, y: object) -> float:
         return self._inner.prob(y)

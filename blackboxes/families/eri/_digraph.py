@@ -9,7 +9,7 @@ from functools import partial
 from typing import Any
 
 from blackboxes.box import JSONValue
-from blackboxes.families.eri._alphabet import ALPHABET, LOG2_26, MAX_LEN, WORDS
+from blackboxes.families.eri._alphabet import ALPHABET, LOG2_26, WORDS
 from blackboxes.families.eri._ciphers import hill, playfair, playfair_square
 from blackboxes.families.eri._hill_space import HillSpace
 from blackboxes.families.eri._kind import (
@@ -42,10 +42,9 @@ class PlayfairKind(EnumeratedKind):
     name = "playfair"
     template_name = "code/eri/playfair.py.j2"
 
-    @property
-    def log2_y(self) -> float:
-        # Every letter can become its own digraph (AAAA -> AX AX ...): 64 letters, J never output.
-        return 2 * MAX_LEN * math.log2(25)
+    def log2_y(self, query_length: int) -> float:
+        # Every letter can become its own digraph (AAAA -> AX AX ...): 2n letters, J never output.
+        return 2 * query_length * math.log2(25)
 
     def all_params(self) -> Iterable[Params]:
         return ({"keyword": w} for w in WORDS)
@@ -100,9 +99,8 @@ class HillKind(CipherKind):
     def log2_h(self) -> float:
         return math.log2(HILL_COUNT)
 
-    @property
-    def log2_y(self) -> float:
-        return MAX_LEN * LOG2_26  # odd lengths are padded to at most 32 letters
+    def log2_y(self, query_length: int) -> float:
+        return (query_length + query_length % 2) * LOG2_26  # odd lengths are padded with X
 
     def sample_params(self, rng: random.Random) -> Params:
         while True:  # rejection keeps the draw uniform over H

@@ -3,70 +3,204 @@
 from __future__ import annotations
 
 import random
-from collections.abc import Collection, Mapping
-from typing import Any, ClassVar
+import textwrap
+from collections.abc import Callable, Collection, Mapping
+from dataclasses import dataclass, replace
+from typing import Any, ClassVar, cast
 
 from blackboxes.box import JSONValue, Level
 from blackboxes.families import register_family
 from blackboxes.families._base import Family, HypothesisSpace, Rule
 from blackboxes.families.eri import _inputs
-from blackboxes.families.eri._alphabet import MAX_LEN, normalise
+from blackboxes.families.eri._alphabet import (
+    DEFAULT_QUERY_LENGTH,
+    MAX_LEN,
+    MIN_QUERY_LENGTH,
+    OUTPUT_FORMATS,
+    OutputFormat,
+    normalise,
+    normalise_cased,
+    normalise_digits,
+)
+from blackboxes.families.eri._inputs import InputShape
 from blackboxes.families.eri._kind import CipherKind, Encrypt
 from blackboxes.families.eri._kinds import KINDS, LEVEL_KINDS
 from blackboxes.information import MixtureVersionSpace, VersionSpace
-from oracle_bench.errors import FamilyError, InvalidQueryError, UnknownNameError
+from oracle_bench.errors import FamilyError, InvalidQueryError, UnknownNameError, UsageError
 
 __all__ = ["EncryptionRuleInference"]
 
-_INTRO = """\
-You are exploring a black box that encrypts text with a fixed, hidden cipher.
+_QUERY = {
+    False: (
+        "Query: send one plaintext made of letters A-Z and spaces, 1 to {max_len} characters. "
+        "Case does not matter and other characters are ignored: the plaintext is uppercased, "
+        "every character that is not a letter or a space is dropped, runs of spaces become one "
+        "space, and leading/trailing spaces are removed. An empty or too long plaintext is "
+        "rejected (and costs the turn)."
+    ),
+    True: (
+        "Query: send one plaintext made of letters A-Z, a-z and spaces, 1 to {max_len} "
+        "characters. Case matters and is kept; other characters are ignored: every character "
+        "that is not a letter or a space is dropped, runs of spaces become one space, and "
+        "leading/trailing spaces are removed. An empty or too long plaintext is rejected (and "
+        "costs the turn)."
+    ),
+}
 
-Query: send one plaintext made of letters A-Z and spaces, 1 to {max_len} characters.
-Case does not matter and other characters are ignored: the plaintext is uppercased, every
-character that is not a letter or a space is dropped, runs of spaces become one space, and
-leading/trailing spaces are removed. An empty or too long plaintext is rejected (and costs
-the turn).
+_ANSWER: dict[OutputFormat, str] = {
+    "letters": (
+        "Answer: the ciphertext of your plaintext: uppercase letters, possibly with spaces. The "
+        "cipher may keep, move or drop spaces and may change the length of the text."
+    ),
+    "cased": (
+        "Answer: the ciphertext of your plaintext: letters A-Z and a-z, possibly with spaces. "
+        "The cipher may keep, move or drop spaces and may change the length of the text."
+    ),
+    "digits": (
+        "Answer: the ciphertext of your plaintext: groups of digits 0-9 separated by single "
+        "spaces (letters become numbers; the cipher may drop spaces and change the length)."
+    ),
+}
 
-Answer: the ciphertext of your plaintext: uppercase letters, possibly with spaces. The
-cipher may keep, move or drop spaces and may change the length of the text. The box is
-deterministic: the same plaintext always gives the same ciphertext.
+_CHECK: dict[OutputFormat, str] = {
+    "letters": (
+        "Answers are compared after the same normalisation (uppercase, letters and spaces only, "
+        "runs of spaces collapsed, trimmed), so spaces inside the ciphertext matter."
+    ),
+    "cased": (
+        "Answers are compared case-sensitively after keeping letters and spaces only, "
+        "collapsing runs of spaces and trimming, so case and spaces inside the ciphertext matter."
+    ),
+    "digits": (
+        "Answers are compared after normalisation: every run of characters other than digits "
+        "(spaces, commas, dashes) becomes one separator, so the digits and their grouping matter."
+    ),
+}
 
-Evaluation: after exploring, you are given {items} new plaintexts and must answer the exact
-ciphertext of each. Answers are compared after the same normalisation (uppercase, letters
-and spaces only, runs of spaces collapsed, trimmed), so spaces inside the ciphertext matter.
-"""
+_INTRO = (
+    "You are exploring a black box that encrypts text with a fixed, hidden cipher.",
+    "{query}",
+    "{answer} The box is deterministic: the same plaintext always gives the same ciphertext.",
+    "Evaluation: after exploring, you are given {items} new plaintexts of at most {max_len} "
+    "characters and must answer the exact ciphertext of each. {check}",
+)
+"""The intro's paragraphs, each wrapped at 90 columns."""
+
+_SCHEMA: dict[OutputFormat, str] = {
+    "letters": "ciphertext: uppercase letters A-Z, possibly with spaces",
+    "cased": "ciphertext: letters A-Z and a-z, possibly with spaces (case-sensitive)",
+    "digits": "ciphertext: groups of digits 0-9 separated by single spaces",
+}
+
+_NORMALISE: dict[OutputFormat, Callable[[str], str]] = {
+    "letters": normalise,
+    "cased": normalise_cased,
+    "digits": normalise_digits,
+}
 
 
-def _check_query(x: JSONValue) -> str:
-    if not isinstance(x, str) or not x or x != normalise(x) or len(x) > MAX_LEN:
-        raise InvalidQueryError(
-            f"an ERI input must be a normalised plaintext (letters A-Z and single spaces, "
-            f"1-{MAX_LEN} characters), got {x!r}"
+@dataclass(frozen=True)
+class _Settings:
+    query_length: int | None = None
+    """Longest query in characters; None: the level's default (DEFAULT_QUERY_LENGTH)."""
+    output: OutputFormat | None = None
+    """Set when serving one box: its output format (None: uppercase letters)."""
+
+
+def _query_length_option(value: object) -> int:
+    if (
+        not isinstance(value, int)
+        or isinstance(value, bool)
+        or not MIN_QUERY_LENGTH <= value <= MAX_LEN
+    ):
+        raise UsageError(
+            f"--query-length must be an integer from {MIN_QUERY_LENGTH} to {MAX_LEN} "
+            f"(the kinds' key counts are exact from {MIN_QUERY_LENGTH} characters on), "
+            f"not {value!r}"
         )
-    return x
-
-
-def _call(encrypt: Encrypt, x: JSONValue) -> JSONValue:
-    return encrypt(_check_query(x))
+    return value
 
 
 @register_family
 class EncryptionRuleInference(Family):
     """ERI: a hidden cipher maps plaintexts to ciphertexts.
 
-    Protocol. X: plaintexts of letters A-Z and single spaces, 1..32 characters after
-    normalisation (uppercase, drop everything but letters and spaces, collapse spaces,
-    strip). Y: ciphertext strings. Letter-wise and position-dependent ciphers keep spaces
-    in place (keys advance on letters only); transpositions permute the letters and leave
-    spaces at their positions; digraph ciphers (Playfair, Hill) return letters only.
-    log2|Y| = (most output letters) * log2(alphabet): 32 * log2 26 for most kinds,
-    64 * log2 25 for Playfair (a doubled letter can double the length, J never appears).
-    Answers are checked exactly after the same normalisation.
+    Protocol. X: plaintexts of letters and single spaces, 1..n characters after
+    normalisation (n is the query length: 32 for easy, 8 for hard unless
+    ``--query-length`` says otherwise; a box's n is in its box.json). Letters are uppercased
+    except for ``cased`` kinds, which keep case. Y: ciphertexts in the kind's output format
+    (``OutputFormat``): uppercase letters (letter-wise and position-dependent ciphers keep
+    spaces in place, transpositions put them back at their positions, digraph ciphers drop
+    them), letters of both cases (mod-52 ciphers), or digit groups (grid, Bacon, 01248,
+    knapsack and RSA encodings). Held-out plaintexts have at most n characters too.
+    log2|Y| is the kind's bound for n-character queries, e.g. n * log2 26 for letters.
+    Answers are checked exactly after the format's normalisation.
     """
 
     name: ClassVar[str] = "ERI"
     title: ClassVar[str] = "Encryption rule inference"
     test_items: ClassVar[int] = 8
+
+    def __init__(self, settings: _Settings | None = None) -> None:
+        self.settings = settings or _Settings()
+
+    def configure(self, **options: Any) -> EncryptionRuleInference:
+        """Options: ``query_length`` (8..32; default 32 for easy, 8 for hard)."""
+        unknown = set(options) - {"query_length"}
+        if unknown:
+            raise UsageError(f"category ERI takes no option {', '.join(sorted(unknown))}")
+        length = options.get("query_length")
+        if length is None:
+            return self
+        return EncryptionRuleInference(
+            replace(self.settings, query_length=_query_length_option(length))
+        )
+
+    def query_length(self, level: Level) -> int:
+        """The longest query (characters) at ``level`` under these settings."""
+        if self.settings.query_length is not None:
+            return self.settings.query_length
+        self.kinds(level)  # validates the level
+        return DEFAULT_QUERY_LENGTH[level]
+
+    @property
+    def output(self) -> OutputFormat:
+        return self.settings.output or "letters"
+
+    def _shape(self, level: Level | None = None) -> InputShape:
+        if level is not None:
+            length = self.query_length(level)
+        else:
+            # A served box always has its query length; a bare family takes the longest.
+            length = self.settings.query_length or MAX_LEN
+        return InputShape(length, self.output == "cased")
+
+    # -- interface -----------------------------------------------------------
+    def interface_of(self, rule: Rule) -> dict[str, JSONValue]:
+        spec = KINDS.get(rule.kind)
+        # An LLM-designed rule (no trusted kind) answers in uppercase letters, as its
+        # designer is told.
+        return {
+            "query_length": self.query_length(rule.level),
+            "output": spec.output_format if spec is not None else "letters",
+        }
+
+    def for_interface(self, interface: Mapping[str, JSONValue]) -> EncryptionRuleInference:
+        """A box's family: ``query_length`` and ``output`` from its box.json. A box written
+        before they existed has neither: 32-character queries, uppercase letters."""
+        unknown = set(interface) - {"query_length", "output"}
+        if unknown:
+            raise FamilyError(f"unknown ERI interface setting {', '.join(sorted(unknown))}")
+        try:
+            length = _query_length_option(interface.get("query_length", MAX_LEN))
+        except UsageError as exc:
+            raise FamilyError(f"ERI box interface: {exc}") from None
+        output = interface.get("output", "letters")
+        if output not in OUTPUT_FORMATS:
+            raise FamilyError(f"ERI box interface: unknown output format {output!r}")
+        return EncryptionRuleInference(
+            _Settings(query_length=length, output=cast(OutputFormat, output))
+        )
 
     # -- rules ---------------------------------------------------------------
     def kinds(self, level: Level) -> tuple[str, ...]:
@@ -82,9 +216,10 @@ class EncryptionRuleInference(Family):
     def _rule(self, spec: CipherKind, level: Level, params: Mapping[str, JSONValue]) -> Rule:
         checked = spec.check_params(params)
         encrypt = spec.encrypt(checked)
+        cased = spec.output_format == "cased"
 
         def fn(x: JSONValue) -> JSONValue:
-            return _call(encrypt, x)
+            return _call(encrypt, x, cased)
 
         return Rule(
             family=self.name,
@@ -106,13 +241,16 @@ class EncryptionRuleInference(Family):
 
     def hypothesis_space(self, kind: str, level: Level) -> HypothesisSpace:
         spec = self._kind(kind, level)
-        return HypothesisSpace(log2_h=spec.log2_h, log2_y=spec.log2_y)
+        return HypothesisSpace(log2_h=spec.log2_h, log2_y=spec.log2_y(self.query_length(level)))
 
     def version_space(self, level: Level, kind: str | None = None) -> VersionSpace:
-        """One kind's prior space, or (``kind=None``) all kinds of the level, uniform over kinds."""
+        """One kind's prior space, or (``kind=None``) the agents' view: every kind of the
+        level with this box's output format (which the intro states), uniform over kinds."""
         if kind is not None:
             return self._kind(kind, level).space()
-        names = self.kinds(level)
+        names = [n for n in self.kinds(level) if KINDS[n].output_format == self.output]
+        if not names:
+            raise FamilyError(f"no ERI {level} kind has output format {self.output!r}")
         return MixtureVersionSpace(
             [(n, 1.0 / len(names), KINDS[n].log2_h, KINDS[n].space()) for n in names]
         )
@@ -124,38 +262,54 @@ class EncryptionRuleInference(Family):
 
     # -- protocol ------------------------------------------------------------
     def task_intro(self, level: Level) -> str:
-        self.kinds(level)  # validates the level
-        return _INTRO.format(max_len=MAX_LEN, items=self.test_items)
+        length = self.query_length(level)
+        fields = {
+            "query": _QUERY[self.output == "cased"].format(max_len=length),
+            "answer": _ANSWER[self.output],
+            "check": _CHECK[self.output],
+            "max_len": length,
+            "items": self.test_items,
+        }
+        paragraphs = (textwrap.fill(p.format(**fields), width=90) for p in _INTRO)
+        return "\n\n".join(paragraphs) + "\n"
 
     @property
     def input_schema(self) -> str:
+        shape = self._shape()
+        letters = "A-Z, a-z" if shape.cased else "A-Z"
+        case = "case kept" if shape.cased else "case-insensitive"
         return (
-            f"plaintext: 1-{MAX_LEN} letters A-Z and spaces "
-            "(case-insensitive, other characters dropped)"
+            f"plaintext: 1-{shape.length} letters {letters} and spaces "
+            f"({case}, other characters dropped)"
         )
 
     @property
     def output_schema(self) -> str:
-        return "ciphertext: uppercase letters A-Z, possibly with spaces"
+        return _SCHEMA[self.output]
 
     def parse_query(self, text: str) -> JSONValue:
         if not isinstance(text, str):
             raise InvalidQueryError(f"a query must be text, got {type(text).__name__}")
-        plain = normalise(text)
+        shape = self._shape()
+        plain = shape.normalise(text)
+        letters = "letters A-Z, a-z" if shape.cased else "letters A-Z"
         if not plain:
             raise InvalidQueryError(
-                "empty plaintext: send 1 to 32 letters A-Z and spaces "
+                f"empty plaintext: send 1 to {shape.length} {letters} and spaces "
                 "(other characters are dropped)"
             )
-        if len(plain) > MAX_LEN:
+        if len(plain) > shape.length:
             raise InvalidQueryError(
                 f"plaintext too long: {len(plain)} characters after normalisation, "
-                f"at most {MAX_LEN}"
+                f"at most {shape.length}"
             )
         return plain
 
     def format_query(self, x: JSONValue) -> str:
-        return _check_query(x)
+        shape = self._shape()
+        if not isinstance(x, str) or not x or x != shape.normalise(x) or len(x) > MAX_LEN:
+            raise InvalidQueryError(f"not a normalised ERI plaintext: {x!r}")
+        return x
 
     def render_output(self, y: JSONValue) -> str:
         if not isinstance(y, str):
@@ -163,24 +317,32 @@ class EncryptionRuleInference(Family):
         return y
 
     def normalise_answer(self, text: str) -> str:
-        return normalise(text)
+        return _NORMALISE[self.output](text)
 
     # -- inputs --------------------------------------------------------------
     def random_query(self, rng: random.Random) -> JSONValue:
-        return _inputs.random_query(rng)
+        return _inputs.random_query(rng, self._shape())
 
     def exploration_plan(self, level: Level, turns: int) -> list[JSONValue]:
-        self.kinds(level)
-        return list(_inputs.exploration_plan(turns))
+        return list(_inputs.exploration_plan(turns, self._shape(level)))
 
     def query_pool(self, rng: random.Random, level: Level, n: int) -> list[JSONValue]:
-        self.kinds(level)
-        return list(_inputs.query_pool(rng, n))
+        return list(_inputs.query_pool(rng, n, self._shape(level)))
 
     def test_inputs(
         self, rng: random.Random, k: int, exclude: Collection[JSONValue]
     ) -> list[JSONValue]:
-        return list(_inputs.test_inputs(rng, k, exclude))
+        return list(_inputs.test_inputs(rng, k, exclude, self._shape()))
 
     def differential_inputs(self, rng: random.Random, n: int) -> list[JSONValue]:
-        return list(_inputs.differential_inputs(rng, n))
+        return list(_inputs.differential_inputs(rng, n, self._shape()))
+
+
+def _call(encrypt: Encrypt, x: JSONValue, cased: bool) -> JSONValue:
+    norm = normalise_cased if cased else normalise
+    if not isinstance(x, str) or not x or x != norm(x) or len(x) > MAX_LEN:
+        raise InvalidQueryError(
+            f"an ERI input must be a normalised plaintext (letters and single spaces, "
+            f"1-{MAX_LEN} characters), got {x!r}"
+        )
+    return encrypt(x)

@@ -4,11 +4,19 @@ from __future__ import annotations
 
 import random
 from collections.abc import Collection
+from dataclasses import dataclass
 
-from blackboxes.families.eri._alphabet import ALPHABET, MAX_LEN, SYLLABLES, normalise
+from blackboxes.families.eri._alphabet import (
+    ALPHABET,
+    MAX_LEN,
+    SYLLABLES,
+    normalise,
+    normalise_cased,
+)
 
 __all__ = [
     "FIXED_PLAN",
+    "InputShape",
     "differential_inputs",
     "exploration_plan",
     "query_pool",
@@ -17,6 +25,22 @@ __all__ = [
 ]
 
 _REVERSED = ALPHABET[::-1]
+
+
+@dataclass(frozen=True)
+class InputShape:
+    """What a box's plaintexts look like: at most ``length`` characters, case kept or not."""
+
+    length: int = MAX_LEN
+    cased: bool = False
+
+    def normalise(self, text: str) -> str:
+        return normalise_cased(text) if self.cased else normalise(text)
+
+    @property
+    def letters(self) -> str:
+        return ALPHABET + ALPHABET.lower() if self.cased else ALPHABET
+
 
 FIXED_PLAN: tuple[str, ...] = (
     # Every letter once (a letter-wise key, a transposition's shape), then a run of one
@@ -37,99 +61,158 @@ FIXED_PLAN: tuple[str, ...] = (
     "AAB AAB",
     "ABC",
 )
-"""Probes that are informative against every kind without looking at answers."""
+"""The full-length plan (32 characters, uppercase): informative against every kind
+without looking at answers."""
 
 
-def _rotated(t: int) -> str:
-    r = t % 26
-    return ALPHABET[r:] + ALPHABET[:r]
+def _rotated(t: int, letters: str = ALPHABET) -> str:
+    r = t % len(letters)
+    return letters[r:] + letters[:r]
 
 
-def exploration_plan(turns: int) -> list[str]:
-    """``turns`` fixed probes: the curated list, then rotated alphabets with a moving space."""
-    plan = list(FIXED_PLAN[:turns])
+_STRIDES = (1, 3, 5, 7, 9, 11, 15, 17, 19, 21, 23, 25)
+"""Letter orders of the successive rounds: i -> i * stride, coprime to 26 and to 52."""
+
+
+def _short_plan(shape: InputShape) -> list[str]:
+    """Probes of exactly ``shape.length`` characters that each bring new evidence.
+
+    Round r lists the letters in the order i -> i * stride_r (so neighbours, pairs and
+    positions change from round to round) and cuts it into windows of n - 1 fresh
+    letters, each closed by a repeat of its first letter: a repeat shows a frequency
+    step, a period, an autokey's feedback and digraph padding. From the second round on
+    a space replaces one letter at a moving position (ciphers keep, move or drop spaces).
+    """
+    n, letters = shape.length, shape.letters
+    probes: list[str] = []
+    for r, stride in enumerate(_STRIDES):
+        order = "".join(letters[(i * stride) % len(letters)] for i in range(len(letters)))
+        width = n - 1 if r == 0 else n - 2
+        for k, start in enumerate(range(0, len(order), width)):
+            window = (order + order)[start : start + width]
+            if r == 0:
+                probes.append(window + window[0])
+            else:
+                cut = 1 + (r + k) % (width - 1)
+                probes.append(window[:cut] + " " + window[cut:] + window[0])
+    return list(dict.fromkeys(probes))
+
+
+def exploration_plan(turns: int, shape: InputShape | None = None) -> list[str]:
+    """``turns`` fixed probes for boxes of ``shape``: the curated full-length list for
+    32-character uppercase queries, otherwise windows of fresh letters; then rotated
+    alphabets with a moving space."""
+    shape = shape or InputShape()
+    full = shape == InputShape()
+    plan = list(FIXED_PLAN[:turns]) if full else _short_plan(shape)[:turns]
     t = 1
+    seen = set(plan)
     while len(plan) < turns:
-        base = _rotated(t)
-        cut = 1 + (t * 7) % 24
-        plan.append(normalise(base[:cut] + " " + base[cut:]))
+        base = _rotated(t, shape.letters)[: shape.length]
+        cut = 1 + (t * 7) % max(1, min(24, shape.length - 2))
+        probe = shape.normalise(base[:cut] + " " + base[cut:])[: shape.length].strip()
+        if probe and probe not in seen:
+            seen.add(probe)
+            plan.append(probe)
         t += 1
     return plan
 
 
-def random_query(rng: random.Random) -> str:
-    """Uniform length 1..32; each character a space with probability 0.15, else a uniform letter."""
+def random_query(rng: random.Random, shape: InputShape | None = None) -> str:
+    """Uniform length 1..n; each character a space with probability 0.15, else a uniform letter."""
+    shape = shape or InputShape()
     while True:
-        length = rng.randint(1, MAX_LEN)
-        raw = "".join(" " if rng.random() < 0.15 else rng.choice(ALPHABET) for _ in range(length))
-        text = normalise(raw)
+        length = rng.randint(1, shape.length)
+        raw = "".join(
+            " " if rng.random() < 0.15 else rng.choice(shape.letters) for _ in range(length)
+        )
+        text = shape.normalise(raw)
         if text:
             return text
 
 
-def _pseudo_word(rng: random.Random) -> str:
-    return "".join(rng.choice(SYLLABLES) for _ in range(rng.randint(1, 3)))
+def _pseudo_word(rng: random.Random, cased: bool = False) -> str:
+    word = "".join(rng.choice(SYLLABLES) for _ in range(rng.randint(1, 3)))
+    if not cased:
+        return word
+    style = rng.randrange(3)  # as people write: UPPER, lower, Capitalised
+    return word if style == 0 else word.lower() if style == 1 else word.capitalize()
 
 
-def _phrase(rng: random.Random, lo: int, hi: int) -> str:
+def _phrase(rng: random.Random, lo: int, hi: int, cased: bool = False) -> str:
     target = rng.randint(lo, hi)
     words: list[str] = []
     while len(" ".join(words)) < target:
-        words.append(_pseudo_word(rng))
+        words.append(_pseudo_word(rng, cased))
     text = " ".join(words)[:hi].strip()
-    return text if len(text) >= lo else (text + " " + _pseudo_word(rng))[:hi].strip()
+    return text if len(text) >= lo else (text + " " + _pseudo_word(rng, cased))[:hi].strip()
 
 
-def test_inputs(rng: random.Random, k: int, exclude: Collection[object]) -> list[str]:
-    """``k`` distinct pseudo-word phrases of 5..24 characters, none in ``exclude``."""
-    excluded = {normalise(e) for e in exclude if isinstance(e, str)}
+TEST_LENGTHS = (5, 24)
+"""Held-out plaintexts have 5 to 24 characters (at most the query length)."""
+
+
+def test_inputs(
+    rng: random.Random, k: int, exclude: Collection[object], shape: InputShape | None = None
+) -> list[str]:
+    """``k`` distinct pseudo-word phrases of 5..min(24, n) characters, none in ``exclude``.
+
+    Held-out items are never longer than a query may be, so that everything a held-out
+    answer depends on can be observed.
+    """
+    shape = shape or InputShape()
+    lo, hi = min(TEST_LENGTHS[0], shape.length), min(TEST_LENGTHS[1], shape.length)
+    excluded = {shape.normalise(e) for e in exclude if isinstance(e, str)}
     out: list[str] = []
     while len(out) < k:
-        text = normalise(_phrase(rng, 5, 24))
-        if len(text) >= 5 and text not in excluded and text not in out:
+        text = shape.normalise(_phrase(rng, lo, hi, shape.cased))
+        if lo <= len(text) <= hi and text not in excluded and text not in out:
             out.append(text)
     return out
 
 
-def _structured(rng: random.Random) -> list[str]:
-    letter = rng.choice(ALPHABET)
-    other = rng.choice(ALPHABET.replace(letter, ""))
-    rot = _rotated(rng.randrange(26))
-    n = rng.randint(2, MAX_LEN)
+def _structured(rng: random.Random, shape: InputShape) -> list[str]:
+    letters, n_max = shape.letters, shape.length
+    letter = rng.choice(letters)
+    other = rng.choice(letters.replace(letter, ""))
+    rot = _rotated(rng.randrange(len(letters)), letters)
+    n = rng.randint(2, n_max)
     return [
-        rot,
-        rot + rot[:6],
+        rot[:n_max],
+        (rot + rot[:6])[:n_max],
         letter * n,
-        letter * MAX_LEN,
+        letter * n_max,
         letter + other,
-        (letter + other) * (n // 2 or 1),
-        "".join(c + c for c in rot[:16]),
-        rot[: rng.randint(1, 26)],
+        ((letter + other) * (n // 2 or 1))[:n_max],
+        "".join(c + c for c in rot[:16])[:n_max],
+        rot[: rng.randint(1, min(len(letters), n_max))],
         letter,
-        _phrase(rng, 5, MAX_LEN),
+        _phrase(rng, min(5, n_max), n_max, shape.cased),
+        (rot[: n_max - 1] + rot[0])[:n_max],
     ]
 
 
-def query_pool(rng: random.Random, n: int) -> list[str]:
+def query_pool(rng: random.Random, n: int, shape: InputShape | None = None) -> list[str]:
     """``n`` distinct candidates: the fixed probes first, then structured and random ones."""
+    shape = shape or InputShape()
     out: list[str] = []
     seen: set[str] = set()
 
     def add(text: str) -> None:
-        text = normalise(text)
-        if text and len(text) <= MAX_LEN and text not in seen and len(out) < n:
+        text = shape.normalise(text)
+        if text and len(text) <= shape.length and text not in seen and len(out) < n:
             seen.add(text)
             out.append(text)
 
-    for probe in FIXED_PLAN[:6]:
+    for probe in exploration_plan(6, shape):
         add(probe)
     attempts = 0
     while len(out) < n and attempts < 50 * n:
         attempts += 1
         if rng.random() < 0.7:
-            add(rng.choice(_structured(rng)))
+            add(rng.choice(_structured(rng, shape)))
         else:
-            add(random_query(rng))
+            add(random_query(rng, shape))
     return out
 
 
@@ -159,14 +242,37 @@ EDGE_CASES: tuple[str, ...] = (
     "JXJQ",
 )
 
+CASED_EDGE_CASES: tuple[str, ...] = (
+    "a",
+    "z",
+    "Aa",
+    "zZ",
+    ALPHABET.lower(),
+    ALPHABET.lower()[::-1],
+    "Hello World",
+    "aBcDeFgHiJkLmNoPqRsTuVwXyZ",
+    "a" * MAX_LEN,
+    "z" * MAX_LEN,
+    "Zz Yy Xx",
+    "abcdefghijklmnopqrstuvwxyzABCDEF",
+)
 
-def differential_inputs(rng: random.Random, n: int) -> list[str]:
+
+def differential_inputs(rng: random.Random, n: int, shape: InputShape | None = None) -> list[str]:
     """Edge cases first (single letters, the alphabet, spaces, maximum length, doubled
-    letters, X/J/Q padding cases), then random queries and phrases."""
-    out = list(dict.fromkeys(EDGE_CASES))[:n]
+    letters, X/J/Q padding cases, lower and mixed case for cased boxes), then random
+    queries and phrases, up to the 32 characters a box accepts whatever the query length."""
+    shape = shape or InputShape()
+    box = InputShape(MAX_LEN, shape.cased)
+    edges = EDGE_CASES + CASED_EDGE_CASES if shape.cased else EDGE_CASES
+    out = list(dict.fromkeys(edges))[:n]
     seen = set(out)
     while len(out) < n:
-        text = random_query(rng) if rng.random() < 0.6 else normalise(_phrase(rng, 1, MAX_LEN))
+        text = (
+            random_query(rng, box)
+            if rng.random() < 0.6
+            else box.normalise(_phrase(rng, 1, MAX_LEN, shape.cased))
+        )
         if text and text not in seen:
             seen.add(text)
             out.append(text)

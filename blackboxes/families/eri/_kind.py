@@ -10,7 +10,7 @@ from functools import cached_property
 from typing import Any
 
 from blackboxes.box import JSONValue
-from blackboxes.families.eri._alphabet import LOG2_26, MAX_LEN
+from blackboxes.families.eri._alphabet import LOG2_26, OutputFormat
 from blackboxes.families.eri._spaces import ExactSetSpace
 from blackboxes.information import VersionSpace
 from oracle_bench.errors import FamilyError
@@ -60,16 +60,20 @@ class CipherKind(ABC):
     """Template under templates/code/, e.g. ``code/eri/caesar.py.j2``."""
     exact: bool = True
     """False when the version space's entropies are documented estimates."""
+    output_format: OutputFormat = "letters"
+    """The ciphertext's alphabet and answer normalisation (see ``OutputFormat``); ``cased``
+    kinds also receive the plaintext with its case kept."""
 
-    @property
-    def log2_y(self) -> float:
-        """log2 of the outputs one query can have: 26 ** (most output letters)."""
-        return MAX_LEN * LOG2_26
+    def log2_y(self, query_length: int) -> float:
+        """log2 of the outputs one query of at most ``query_length`` characters can have
+        (an upper bound is safe: T_info stays a lower bound). Default: 26 ** letters."""
+        return query_length * LOG2_26
 
     @property
     @abstractmethod
     def log2_h(self) -> float:
-        """Exact log2 of the number of distinct functions in H."""
+        """Exact log2 of the number of distinct functions in H on plaintexts of at most n
+        characters, the same for every n in [MIN_QUERY_LENGTH, MAX_LEN]."""
 
     @abstractmethod
     def sample_params(self, rng: random.Random) -> Params:

@@ -3,8 +3,16 @@
 from __future__ import annotations
 
 from blackboxes.box import Level
+from blackboxes.families.eri._autokey import AutokeyKind, CipherAutokeyKind
+from blackboxes.families.eri._coded import (
+    BaconKind,
+    Code01248Kind,
+    PolybiusKeywordKind,
+    PolybiusKind,
+)
 from blackboxes.families.eri._composition import CompositionKind, LetterChainKind
 from blackboxes.families.eri._digraph import HillKind, PlayfairKind
+from blackboxes.families.eri._frequency import FrequencyShiftKind
 from blackboxes.families.eri._kind import CipherKind
 from blackboxes.families.eri._letterwise import (
     AffineKind,
@@ -38,6 +46,13 @@ KINDS: dict[str, CipherKind] = {
         CompositionKind(_VIGENERE, _COLUMNAR),
         CompositionKind(_SUBSTITUTION, _COLUMNAR),
         CompositionKind(LetterChainKind(_KEYWORD, _CAESAR), _RAILFENCE),
+        PolybiusKeywordKind(),
+        AutokeyKind(),
+        CipherAutokeyKind(),
+        FrequencyShiftKind(),
+        PolybiusKind(),
+        BaconKind(),
+        Code01248Kind(),
     )
 }
 
@@ -51,6 +66,7 @@ LEVEL_KINDS: dict[Level, tuple[str, ...]] = {
         "progressive",
         "railfence",
         "columnar",
+        "polybius_keyword",
     ),
     "hard": (
         "playfair",
@@ -59,5 +75,11 @@ LEVEL_KINDS: dict[Level, tuple[str, ...]] = {
         "vigenere_columnar",
         "substitution_columnar",
         "keyword_caesar_railfence",
+        "autokey",
+        "cipher_autokey",
+        "frequency_shift",
+        "polybius",
+        "bacon",
+        "code01248",
     ),
 }
