@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from blackboxes.box import Level
 from blackboxes.families.eri._autokey import AutokeyKind, CipherAutokeyKind
+from blackboxes.families.eri._cased import Shift52Kind, Vigenere52Kind
 from blackboxes.families.eri._coded import (
     BaconKind,
     Code01248Kind,
@@ -13,6 +14,7 @@ from blackboxes.families.eri._coded import (
 from blackboxes.families.eri._composition import CompositionKind, LetterChainKind
 from blackboxes.families.eri._digraph import HillKind, PlayfairKind
 from blackboxes.families.eri._frequency import FrequencyShiftKind
+from blackboxes.families.eri._numeric import KnapsackKind, RsaPairsKind
 from blackboxes.families.eri._kind import CipherKind
 from blackboxes.families.eri._letterwise import (
     AffineKind,
@@ -47,12 +49,16 @@ KINDS: dict[str, CipherKind] = {
         CompositionKind(_SUBSTITUTION, _COLUMNAR),
         CompositionKind(LetterChainKind(_KEYWORD, _CAESAR), _RAILFENCE),
         PolybiusKeywordKind(),
+        KnapsackKind(),
+        Shift52Kind(),
         AutokeyKind(),
         CipherAutokeyKind(),
         FrequencyShiftKind(),
         PolybiusKind(),
         BaconKind(),
         Code01248Kind(),
+        RsaPairsKind(),
+        Vigenere52Kind(),
     )
 }
 
@@ -67,6 +73,8 @@ LEVEL_KINDS: dict[Level, tuple[str, ...]] = {
         "railfence",
         "columnar",
         "polybius_keyword",
+        "knapsack",
+        "shift52",
     ),
     "hard": (
         "playfair",
@@ -81,5 +89,7 @@ LEVEL_KINDS: dict[Level, tuple[str, ...]] = {
         "polybius",
         "bacon",
         "code01248",
+        "rsa_pairs",
+        "vigenere52",
     ),
 }
