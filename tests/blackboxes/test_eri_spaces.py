@@ -57,8 +57,9 @@ def test_history_invariants(level: Any, kind: str) -> None:
         space = ERI.version_space(level, kind)
         assert space.log2_count() == pytest.approx(log2_h, abs=1e-9)
         realised = 0.0
+        served = ERI.for_rule(rule)
         for t in range(5):
-            x = SHORT[(seed + t) % len(SHORT)] if t % 2 == 0 else str(ERI.for_rule(rule).random_query(rng))
+            x = SHORT[(seed + t) % len(SHORT)] if t % 2 == 0 else str(served.random_query(rng))
             y = rule(x)
             pred = space.predictive(x)
             _check_predictive(space, pred, x, log2_y)

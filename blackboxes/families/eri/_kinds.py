@@ -14,7 +14,6 @@ from blackboxes.families.eri._coded import (
 from blackboxes.families.eri._composition import CompositionKind, LetterChainKind
 from blackboxes.families.eri._digraph import HillKind, PlayfairKind
 from blackboxes.families.eri._frequency import FrequencyShiftKind
-from blackboxes.families.eri._numeric import KnapsackKind, RsaPairsKind
 from blackboxes.families.eri._kind import CipherKind
 from blackboxes.families.eri._letterwise import (
     AffineKind,
@@ -22,6 +21,7 @@ from blackboxes.families.eri._letterwise import (
     KeywordKind,
     SubstitutionKind,
 )
+from blackboxes.families.eri._numeric import KnapsackKind, RsaPairsKind
 from blackboxes.families.eri._periodic import ProgressiveKind, VigenereKind
 from blackboxes.families.eri._transposition import ColumnarKind, RailFenceKind
 
