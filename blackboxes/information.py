@@ -44,6 +44,9 @@ JSONValue = Any
 ENUMERATION_LIMIT = 4096
 """Largest support a predictive distribution is asked to list exactly."""
 
+NEGLIGIBLE_POSTERIOR = 1e-12
+"""A mixture's predictive leaves out parts whose posterior weight is at most this."""
+
 
 def output_key(y: JSONValue) -> str:
     """A hashable, canonical key for a JSON output value."""
@@ -131,6 +134,11 @@ class VersionSpace(ABC):
     def predictive(self, x: JSONValue) -> Predictive:
         """The output distribution for ``x`` under a uniform prior over the consistent rules."""
 
+    def pruned(self, min_weight: float) -> VersionSpace:
+        """The space without parts whose posterior weight is at most ``min_weight`` (for
+        agents that trade a bounded error for speed); a space without parts is itself."""
+        return self
+
     def observe_all(self, history: Iterable[tuple[JSONValue, JSONValue]]) -> VersionSpace:
         space: VersionSpace = self
         for x, y in history:
@@ -191,12 +199,23 @@ class _MixturePredictive(Predictive):
         return sum(w * pred.prob(y) for w, pred in self._parts)
 
     def top(self, k: int) -> list[JSONValue]:
-        candidates: dict[str, JSONValue] = {key: v for key, (v, _) in self._merged.items()}
-        for _, pred in self._open:
+        # Exact scoring asks every part for every candidate, and a listed support can
+        # hold thousands: shortlist by a lower bound on each candidate's probability (its
+        # listed mass plus what the open part proposing it gives), then rank the
+        # shortlist exactly.
+        bound: dict[str, tuple[JSONValue, float]] = dict(self._merged)
+        for w, pred in self._open:
             for value in pred.top(k):
-                candidates.setdefault(output_key(value), value)
-        scored = sorted(candidates.items(), key=lambda kv: (-self.prob(kv[1]), kv[0]))
-        return [value for _, value in scored[:k]]
+                key = output_key(value)
+                listed = self._merged.get(key, (value, 0.0))[1]
+                lower = listed + w * pred.prob(value)
+                if lower > bound.get(key, (value, -1.0))[1]:
+                    bound[key] = (value, lower)
+        shortlist = sorted(bound.items(), key=lambda kv: (-kv[1][1], kv[0]))[: 4 * k]
+        if not self._open:
+            return [value for _, (value, _) in shortlist[:k]]
+        scored = sorted(shortlist, key=lambda kv: (-self.prob(kv[1][0]), kv[0]))
+        return [value for _, (value, _) in scored[:k]]
 
     def support(self, limit: int = ENUMERATION_LIMIT) -> dict[str, tuple[JSONValue, float]] | None:
         if self._open or len(self._merged) > limit:
@@ -233,6 +252,15 @@ class MixtureVersionSpace(VersionSpace):
         total = sum(raw)
         return {c.name: r / total for c, r in zip(self._components, raw, strict=True)}
 
+    def pruned(self, min_weight: float) -> MixtureVersionSpace:
+        post = self.posterior()
+        kept = [c for c in self._components if post[c.name] > min_weight]
+        if len(kept) == len(self._components):
+            return self
+        return MixtureVersionSpace(
+            [(c.name, 2.0**c.log2_prior, c.log2_size, c.space) for c in kept]
+        )
+
     def log2_count(self) -> float:
         counts = [c.space.log2_count() for c in self._components]
         top = max(counts, default=-math.inf)
@@ -251,6 +279,13 @@ class MixtureVersionSpace(VersionSpace):
 
     def predictive(self, x: JSONValue) -> Predictive:
         post = self.posterior()
+        # A part below NEGLIGIBLE_POSTERIOR moves any entropy or probability by less than
+        # 1e-9 (w * log2|Y| + h(w) with |Y| < 2^1000), and asking it for its predictive
+        # can cost more than all the others together (a composition's hundreds of parts).
         return _MixturePredictive(
-            [(post[c.name], c.space.predictive(x)) for c in self._components if post[c.name] > 0]
+            [
+                (post[c.name], c.space.predictive(x))
+                for c in self._components
+                if post[c.name] > NEGLIGIBLE_POSTERIOR
+            ]
         )

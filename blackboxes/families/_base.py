@@ -127,6 +127,11 @@ class Family(ABC):
         """The family as it serves a box implementing ``rule``."""
         return self.for_interface(self.interface_of(rule))
 
+    def prior_key(self, level: Level) -> tuple[str | int, ...]:
+        """Equal for two families whose agents' prior ``version_space(level, None)`` is the
+        same space (baselines share work done on the prior under this key)."""
+        return (self.name, level)
+
     def box_records(self, box_id: str, rule: Rule) -> tuple[BoxInfo, BoxFacts]:
         """box.json (what an agent may see: the interface) and facts.json (the owner's:
         rule kind, hypothesis space, T_info) of a box implementing ``rule``."""

@@ -202,6 +202,9 @@ class EncryptionRuleInference(Family):
             _Settings(query_length=length, output=cast(OutputFormat, output))
         )
 
+    def prior_key(self, level: Level) -> tuple[str | int, ...]:
+        return (self.name, level, self.query_length(level), self.output)
+
     # -- rules ---------------------------------------------------------------
     def kinds(self, level: Level) -> tuple[str, ...]:
         if level not in LEVEL_KINDS:
