@@ -1,6 +1,7 @@
 """Exact version space of autokey ciphers (plaintext or ciphertext feedback) over primer lengths.
 
-A key is a length L (one of ``lengths``) and a primer k in Z_q^L. Letter i (spaces not
+A key is a length L (one of ``lengths``) and a primer k in Z_q^L, over the first q letters
+of an alphabet string (A-Z, or the 52 letters A-Z a-z of the cased kinds). Letter i (spaces not
 counted) is shifted by s_i = k_i for i < L, then s_i = p_(i-L) (plaintext autokey) or
 s_i = c_(i-L) (ciphertext autokey): c_i = p_i + s_i mod q.
 
@@ -31,15 +32,34 @@ from __future__ import annotations
 
 import math
 from collections.abc import Iterator, Sequence
-from functools import cached_property
+from functools import cached_property, lru_cache
 
 from blackboxes.families.eri._alphabet import ALPHABET
 from blackboxes.families.eri._spaces import EMPTY, same_shape
 from blackboxes.information import ENUMERATION_LIMIT, Predictive, TablePredictive, VersionSpace
+from oracle_bench.errors import FamilyError
 
 __all__ = ["AutokeySpace", "autokey_letters"]
 
 _FREE = -1
+
+
+@lru_cache(maxsize=16)
+def _index(letters: str) -> dict[str, int]:
+    return {ch: i for i, ch in enumerate(letters)}
+
+
+def _numbers(text: str, letters: str) -> list[int] | None:
+    """The letter numbers of ``text`` (spaces skipped), None on any other character."""
+    idx = _index(letters)
+    out = []
+    for ch in text:
+        if ch != " ":
+            v = idx.get(ch)
+            if v is None:
+                return None
+            out.append(v)
+    return out
 
 
 def autokey_letters(
@@ -200,6 +220,7 @@ class _AutokeyPredictive(Predictive):
     def __init__(self, space: AutokeySpace, x: str, plain: list[int]) -> None:
         self._x = x
         self._q = q = space.q
+        self._alphabet = space.letters
         self._feedback = space.feedback
         n = len(plain)
         self._n = n
@@ -273,18 +294,12 @@ class _AutokeyPredictive(Predictive):
     def _letters(self, y: object) -> list[int] | None:
         if not isinstance(y, str) or not same_shape(self._x, y):
             return None
-        out = []
-        for ch in y:
-            if ch != " ":
-                v = ALPHABET.find(ch)
-                if not 0 <= v < self._q:
-                    return None
-                out.append(v)
-        return out
+        return _numbers(y, self._alphabet)
 
     def _render(self, letters: Sequence[int]) -> str:
         it = iter(letters)
-        return "".join(" " if ch == " " else ALPHABET[next(it)] for ch in self._x)
+        alphabet = self._alphabet
+        return "".join(" " if ch == " " else alphabet[next(it)] for ch in self._x)
 
     def prob(self, y: object) -> float:
         letters = self._letters(y)
@@ -299,7 +314,8 @@ class _AutokeyPredictive(Predictive):
 
     def top(self, k: int) -> list[object]:
         # Outputs of the same exact-group set S are equally likely: take S by falling
-        # weight, and within a tie of weights the lexicographically first outputs.
+        # weight, and within a tie of weights the first outputs in letter-number order
+        # (string order too for A-Z and A-Z a-z, whose numbers follow ASCII).
         ranked = sorted(self._exact, key=lambda mask: -self._weight(mask))
         out: list[object] = []
         i = 0
@@ -332,18 +348,35 @@ class _AutokeyPredictive(Predictive):
 class AutokeySpace(VersionSpace):
     """Autokey keys (length, primer) consistent with the history, a partial primer per length."""
 
-    def __init__(self, primers: dict[int, tuple[int, ...]], feedback: bool, q: int = 26) -> None:
+    def __init__(
+        self,
+        primers: dict[int, tuple[int, ...]],
+        feedback: bool,
+        q: int | None = None,
+        alphabet: str = ALPHABET,
+    ) -> None:
         """``primers``: length -> primer with ``-1`` at free positions; ``feedback``: ciphertext
-        autokey; ``q``: alphabet size (the first q letters; 26 except in tests)."""
+        autokey; ``alphabet``: the letters in number order (A-Z by default, CASED_ALPHABET for
+        the mod-52 kind); ``q``: the modulus, using the first q letters (all of them by
+        default; smaller only in tests)."""
+        q = len(alphabet) if q is None else q
+        if not 2 <= q <= len(alphabet) or len(set(alphabet)) != len(alphabet) or " " in alphabet:
+            raise FamilyError(f"autokey space needs 2 <= q <= {len(alphabet)} distinct letters")
         self.primers = primers
         self.feedback = feedback
         self.q = q
+        self.alphabet = alphabet
+        self.letters = alphabet[:q]
+        """The letters in use, numbered 0..q-1."""
         # Memo per query: the space is immutable and the adaptive agent asks repeatedly.
         self._memo: dict[str, _AutokeyPredictive] = {}
 
     @classmethod
-    def prior(cls, lengths: Sequence[int], feedback: bool, q: int = 26) -> AutokeySpace:
-        return cls({n: (_FREE,) * n for n in lengths}, feedback, q)
+    def prior(
+        cls, lengths: Sequence[int], feedback: bool, q: int | None = None, alphabet: str = ALPHABET
+    ) -> AutokeySpace:
+        """All primers of the given lengths over the first q letters of ``alphabet``."""
+        return cls({n: (_FREE,) * n for n in lengths}, feedback, q, alphabet)
 
     @cached_property
     def count(self) -> int:
@@ -353,16 +386,7 @@ class AutokeySpace(VersionSpace):
         return math.log2(self.count) if self.count > 0 else -math.inf
 
     def _plain(self, x: object) -> list[int] | None:
-        if not isinstance(x, str):
-            return None
-        out = []
-        for ch in x:
-            if ch != " ":
-                v = ALPHABET.find(ch)
-                if not 0 <= v < self.q:
-                    return None
-                out.append(v)
-        return out
+        return _numbers(x, self.letters) if isinstance(x, str) else None
 
     def observe(self, x: object, y: object) -> VersionSpace:
         plain = self._plain(x)
@@ -386,7 +410,7 @@ class AutokeySpace(VersionSpace):
                     break
             else:
                 kept[length] = tuple(new)
-        return AutokeySpace(kept, self.feedback, q) if kept else EMPTY
+        return AutokeySpace(kept, self.feedback, q, self.alphabet) if kept else EMPTY
 
     def predictive(self, x: object) -> Predictive:
         plain = self._plain(x)
