@@ -160,7 +160,7 @@ class CipherAutokeyKind(_AutokeyBase):
 
 class Autokey52Kind(_AutokeyBase):
     """Plaintext autokey mod 52 over A-Z a-z (case kept): primers of 3 to 8 of the 52
-    letters, 52^3 + ... + 52^8 = 54,507,958,902,848 distinct functions."""
+    letters, 52^3 + ... + 52^8 = 54,507,958,499,904 distinct functions."""
 
     name = "autokey52"
     template_name = "code/eri/autokey52.py.j2"
