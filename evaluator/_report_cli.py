@@ -142,6 +142,7 @@ def print_summary(out: Console, summary: Summary | DfaSummary) -> None:
     )
     from evaluator.failures import failure_warnings
     from evaluator.summary import (
+        COLUMNS_LEGEND,
         FAILED_LEGEND,
         suite_seed_line,
         summary_tables,
@@ -159,6 +160,7 @@ def print_summary(out: Console, summary: Summary | DfaSummary) -> None:
     else:
         for table in summary_tables(summary):
             out.print(table)
+        out.print(COLUMNS_LEGEND, style="dim", highlight=False)
         warnings = summary_warnings(summary)
     if summary.failures:
         out.print(FAILED_LEGEND, style="dim", highlight=False)

@@ -25,6 +25,7 @@ __all__ = [
     "REALISED_TOLERANCE",
     "EpisodeInformation",
     "QueryInformation",
+    "bound_efficiency",
     "bound_violations",
     "check_information_bounds",
     "efficiency",
@@ -56,6 +57,14 @@ class EpisodeInformation:
     """log2 of the kind's full space (log2 count before any query)."""
     exact: bool
     """False when the family's space gives documented estimates."""
+
+    @property
+    def identified_at(self) -> int | None:
+        """The turn whose answer left one rule of the kind consistent (None: never)."""
+        for q in self.queries:
+            if math.isfinite(q.cumulative) and q.cumulative >= self.log2_h - REALISED_TOLERANCE:
+                return q.turn
+        return None
 
     @property
     def realised_total(self) -> float:
@@ -136,6 +145,16 @@ def bound_violations(traj: Trajectory, info: EpisodeInformation) -> list[str]:
                 f"log2|H| = {log2_h:.6f}"
             )
     return problems
+
+
+def bound_efficiency(t_info: int | None, identified_at: int | None) -> float | None:
+    """T_info / the turns an agent took to pin its box's rule down (1.0: as few as the
+    bound allows; 0.0: never pinned down); None when T_info is unknown."""
+    if t_info is None:
+        return None
+    if identified_at is None:
+        return 0.0
+    return min(1.0, t_info / identified_at)
 
 
 def efficiency(agent_bits: float, adaptive_bits: float) -> float | None:

@@ -47,7 +47,12 @@ from evaluator.failures import (
     failure_warnings,
     scored,
 )
-from evaluator.metrics import bound_violations, efficiency, episode_information
+from evaluator.metrics import (
+    bound_efficiency,
+    bound_violations,
+    efficiency,
+    episode_information,
+)
 from evaluator.trajectory import Trajectory
 from evaluator.usage import UsageTotals
 from oracle_bench.jsonio import atomic_write_text, canonical_json
@@ -56,6 +61,7 @@ from oracle_bench.rng import rng_for
 __all__ = [
     "ALL_LEVELS",
     "BOOTSTRAP_RESAMPLES",
+    "COLUMNS_LEGEND",
     "FAILED_HEADER",
     "FAILED_LEGEND",
     "BoxRow",
@@ -120,6 +126,8 @@ class BoxRow(_Model):
     """Mean cumulative realised information (bits) under the box's own kind space."""
     efficiency: float | None
     """info_gained / the adaptive baseline's on the same box and repetitions."""
+    bound_efficiency: float | None = None
+    """Mean of T_info / the turn the episode pinned the rule down (0 if it never did)."""
     bound_violations: int
     errors: list[str]
     tokens_mean: float | None = None
@@ -156,6 +164,8 @@ class GroupRow(_Model):
     t_info_mean: float | None
     info_gained_mean: float | None
     efficiency_mean: float | None
+    bound_efficiency_mean: float | None = None
+    """Efficiency against the bound: mean of the boxes' T_info / turns to pin the rule."""
     bound_violations: int
     tokens_mean: float | None = None
     cost_usd_mean: float | None = None
@@ -325,6 +335,7 @@ class _Episode:
     traj: Trajectory
     bits: float | None
     violations: int
+    bound_eff: float | None = None
 
 
 def _measure(traj: Trajectory) -> _Episode:
@@ -334,7 +345,8 @@ def _measure(traj: Trajectory) -> _Episode:
     family = get_family(traj.family)
     info = episode_information(traj, family)
     bits = info.realised_total if info.consistent else None
-    return _Episode(traj, bits, len(bound_violations(traj, info)))
+    eff = bound_efficiency(traj.t_info, info.identified_at) if info.consistent else None
+    return _Episode(traj, bits, len(bound_violations(traj, info)), eff)
 
 
 @dataclass(frozen=True)
@@ -377,6 +389,7 @@ def _group_row(family: str, level: str, agent: str, items: Sequence[_Box], seed:
         t_info_mean=_r(_mean(r.t_info for r in rows)),
         info_gained_mean=_r(_mean(r.info_gained for r in rows)),
         efficiency_mean=_r(_mean(r.efficiency for r in rows)),
+        bound_efficiency_mean=_r(_mean(r.bound_efficiency for r in rows)),
         bound_violations=sum(r.bound_violations for r in every),
         **usage.model_dump(),
     )
@@ -448,6 +461,7 @@ def summarise(
             t_info=first.t_info,
             info_gained=_r(_mean(e.bits for e in done)),
             efficiency=_r(_mean(effs)),
+            bound_efficiency=_r(_mean(e.bound_eff for e in done)),
             bound_violations=sum(e.violations for e in eps),
             errors=sorted({e.traj.error for e in eps if e.traj.error}),
             **usage_columns(usages).model_dump(),
@@ -624,6 +638,13 @@ def ci_text(low: float | None, high: float | None) -> str:
 
 FAILED_HEADER = "failed a/b/i"
 """The failure column of result tables: agent / box / infrastructure counts."""
+COLUMNS_LEGEND = (
+    "inv.: invalid turns; bits: information gained on the box's own kind; eff.: bits / the "
+    "adaptive baseline's; "
+    "eff.T: T_info / the turn the rule was pinned down (0 if never). The baselines know the "
+    "exact class of the level's kinds; an LLM agent faces an open class."
+)
+"""Under turn@shot tables: what the information columns mean and what the baselines know."""
 FAILED_LEGEND = (
     "failed a/b/i: through the agent (scored 0) / the box (a suite error: the box is left "
     "out for every agent) / infrastructure (not scored; rerun to retry)"
@@ -655,8 +676,9 @@ def title_tail(seed: int, bootstrap_seed: int | None) -> str:
 def _table(title: str, rows: Sequence[GroupRow]) -> Table:
     show_failed = any(g.failed for g in rows)
     table = _new_table(title)
-    table.add_column("agent", overflow="fold")
-    headers = ["boxes", "acc", "95% CI", "queries", "invalid", "T_info", "bits", "eff."]
+    # 80 columns hold every column and the baselines' names whole.
+    table.add_column("agent", overflow="fold", min_width=8)
+    headers = ["boxes", "acc", "95% CI", "queries", "inv.", "T_info", "bits", "eff.", "eff.T"]
     for name in headers + ([FAILED_HEADER] if show_failed else []):
         table.add_column(name, justify="right", no_wrap=True, min_width=len(name))
     for g in rows:
@@ -670,6 +692,7 @@ def _table(title: str, rows: Sequence[GroupRow]) -> Table:
             _fmt(g.t_info_mean, 1),
             _fmt(g.info_gained_mean, 1),
             _fmt(g.efficiency_mean, 2),
+            _fmt(g.bound_efficiency_mean, 2),
         ]
         table.add_row(*cells, *([failed_cell(g)] if show_failed else []))
     return table

@@ -271,11 +271,11 @@ def test_usage_columns_per_box_group_family_and_run() -> None:
     assert len(lines) == 4
     lead = "synthetic,,2@1,instant,0,2,,"
     assert lines[1].startswith(
-        lead + "b0,ERI,easy,progressive,openai/test-model,2,0,0,0,0,False,0.75,2.0,0.0,,,,0,"
+        lead + "b0,ERI,easy,progressive,openai/test-model,2,0,0,0,0,False,0.75,2.0,0.0,,,,,0,"
     )
     assert lines[1].endswith(",210.0,0.0015,0.0015,1.5,3")
     assert (
-        lines[2] == lead + "b0,ERI,easy,progressive,random,1,0,0,0,0,False,0.0,2.0,0.0,,,,0,,,,,,0"
+        lines[2] == lead + "b0,ERI,easy,progressive,random,1,0,0,0,0,False,0.0,2.0,0.0,,,,,0,,,,,,0"
     )
     assert lines[3].endswith(",ProviderError: gave up,25.0,0.0002,0.0004,1.0,0")
 

@@ -70,31 +70,49 @@ def _rotated(t: int, letters: str = ALPHABET) -> str:
     return letters[r:] + letters[:r]
 
 
-_STRIDES = (1, 3, 5, 7, 9, 11, 15, 17, 19, 21, 23, 25)
-"""Letter orders of the successive rounds: i -> i * stride, coprime to 26 and to 52."""
+_ROUNDS = 12
+"""Rounds of the short plan: each lists every letter once, in its own shuffled order."""
+
+
+def _round_order(letters: str, r: int) -> str:
+    # A fixed shuffle per round: letters that follow each other in the alphabet never
+    # follow each other for long, so two rules told apart only by a difference between
+    # letters (a Vigenere key against a column order, say) meet many differences.
+    order = list(letters)
+    random.Random(f"eri fixed plan round {r}").shuffle(order)
+    return "".join(order)
 
 
 def _short_plan(shape: InputShape) -> list[str]:
     """Probes of exactly ``shape.length`` characters that each bring new evidence.
 
-    Round r lists the letters in the order i -> i * stride_r (so neighbours, pairs and
-    positions change from round to round) and cuts it into windows of n - 1 fresh
-    letters, each closed by a repeat of its first letter: a repeat shows a frequency
-    step, a period, an autokey's feedback and digraph padding. From the second round on
-    a space replaces one letter at a moving position (ciphers keep, move or drop spaces).
+    Round r lists the letters in a fixed shuffled order (so neighbours, pairs,
+    differences and positions change from probe to probe) and cuts it into windows of
+    fresh letters, each closed by a repeat of one of them: a repeat shows a frequency
+    step, a period, an autokey's feedback and digraph padding. Every other probe has a
+    space at a moving position instead of one letter: ciphers keep, move or drop
+    spaces, and a transposition of n - 1 letters is not the one of n letters.
     """
     n, letters = shape.length, shape.letters
     probes: list[str] = []
-    for r, stride in enumerate(_STRIDES):
-        order = "".join(letters[(i * stride) % len(letters)] for i in range(len(letters)))
-        width = n - 1 if r == 0 else n - 2
-        for k, start in enumerate(range(0, len(order), width)):
+    k = 0
+    for r in range(_ROUNDS):
+        order = _round_order(letters, r)
+        start = 0
+        while start < len(order):
+            spaced = k % 2 == 1
+            width = n - 2 if spaced else n - 1
             window = (order + order)[start : start + width]
-            if r == 0:
-                probes.append(window + window[0])
+            # The repeated letter moves too: a fixed pair of equal positions would hide
+            # any two rules that differ only by exchanging them.
+            repeat = window[(k // 2) % len(window)]
+            if spaced:
+                cut = 1 + (k // 2) % (width - 1)
+                probes.append(window[:cut] + " " + window[cut:] + repeat)
             else:
-                cut = 1 + (r + k) % (width - 1)
-                probes.append(window[:cut] + " " + window[cut:] + window[0])
+                probes.append(window + repeat)
+            start += width
+            k += 1
     return list(dict.fromkeys(probes))
 
 
