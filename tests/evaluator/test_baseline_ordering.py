@@ -1,8 +1,9 @@
-"""Acceptance: on an easy ERI suite of 30 boxes, adaptive >= fixed >= random.
+"""Acceptance: on ERI suites of 30 easy and 30 hard boxes, adaptive >= fixed >= random.
 
-At 10@1 every baseline identifies every easy rule (T_info is 1 for each easy kind:
-one 32-letter answer carries more bits than any easy key space), so the ordering
-holds with equality; at 1@1 the budget binds and random falls behind.
+Easy: at 10@1 every baseline identifies every easy rule (T_info is 1 for each easy
+kind: one 32-letter answer carries more bits than any easy key space), so the ordering
+holds with equality; at 1@1 the budget binds and random falls behind. Hard: queries
+of 8 characters make T_info 2 or 3 for most kinds, and 1@1 is already strict.
 """
 
 from __future__ import annotations
@@ -20,6 +21,13 @@ from generator import GenerateConfig, generate_suite
 def suite30(tmp_path_factory: pytest.TempPathFactory) -> Path:
     out = tmp_path_factory.mktemp("s") / "eri-easy-30"
     generate_suite(GenerateConfig(category="ERI", level="easy", n=30, seed=0, out=out))
+    return out
+
+
+@pytest.fixture(scope="module")
+def hard30(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    out = tmp_path_factory.mktemp("s") / "eri-hard-30"
+    generate_suite(GenerateConfig(category="ERI", level="hard", n=30, seed=0, out=out))
     return out
 
 
@@ -42,3 +50,10 @@ def test_ordering_when_the_budget_binds(suite30: Path, tmp_path: Path) -> None:
     acc = _accuracy(suite30, "1@1", tmp_path / "run")
     assert acc["adaptive"] >= acc["fixed"] >= acc["random"]
     assert acc["random"] < acc["fixed"]
+
+
+def test_hard_ordering_when_the_budget_binds(hard30: Path, tmp_path: Path) -> None:
+    acc = _accuracy(hard30, "1@1", tmp_path / "run")
+    assert acc["adaptive"] >= acc["fixed"] > acc["random"]
+    # One 8-character answer cannot identify a kind whose T_info is 2 or 3.
+    assert acc["fixed"] < 0.8

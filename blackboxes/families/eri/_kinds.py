@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from blackboxes.box import Level
-from blackboxes.families.eri._autokey import AutokeyKind, CipherAutokeyKind
+from blackboxes.families.eri._autokey import Autokey52Kind, AutokeyKind, CipherAutokeyKind
 from blackboxes.families.eri._cased import Shift52Kind, Vigenere52Kind
 from blackboxes.families.eri._coded import (
     BaconKind,
@@ -59,6 +59,7 @@ KINDS: dict[str, CipherKind] = {
         Code01248Kind(),
         RsaPairsKind(),
         Vigenere52Kind(),
+        Autokey52Kind(),
     )
 }
 
@@ -91,5 +92,6 @@ LEVEL_KINDS: dict[Level, tuple[str, ...]] = {
         "code01248",
         "rsa_pairs",
         "vigenere52",
+        "autokey52",
     ),
 }
