@@ -17,9 +17,6 @@ from itertools import product
 from typing import Any
 
 import pytest
-from RestrictedPython import compile_restricted_exec, safe_globals
-from RestrictedPython.Eval import default_guarded_getitem, default_guarded_getiter
-from RestrictedPython.Guards import guarded_iter_unpack_sequence, safer_getattr
 
 from blackboxes.families.eri._alphabet import CASED_ALPHABET, MAX_LEN, normalise_cased
 from blackboxes.families.eri._autokey import AUTOKEY_LENGTHS, Autokey52Kind, autokey
@@ -29,6 +26,7 @@ from blackboxes.families.eri._inputs import InputShape, differential_inputs
 from blackboxes.information import Predictive, VersionSpace, entropy_bits
 from oracle_bench.errors import FamilyError
 from templates import render
+from tests.blackboxes.restricted import restricted_blackbox
 
 KIND = Autokey52Kind()
 TOTAL = sum(52**n for n in AUTOKEY_LENGTHS)
@@ -337,22 +335,6 @@ def test_predictive_is_fast() -> None:
 # -- template, sampling, params ------------------------------------------------------------
 
 
-def _restricted_blackbox(code: str) -> Any:
-    """The box under RestrictedPython, as in test_eri_family (with a typed code check)."""
-    result = compile_restricted_exec(code)
-    assert not result.errors and result.code is not None, result.errors
-    env: dict[str, Any] = dict(safe_globals)
-    env.update(
-        _getiter_=default_guarded_getiter,
-        _getitem_=default_guarded_getitem,
-        _getattr_=safer_getattr,
-        _iter_unpack_sequence_=guarded_iter_unpack_sequence,
-        __name__="blackbox",
-    )
-    exec(result.code, env)
-    return env["blackbox"]
-
-
 def test_template_matches_reference() -> None:
     for seed in range(8):
         params = KIND.sample_params(random.Random(100 + seed))
@@ -377,7 +359,7 @@ def test_template_matches_reference() -> None:
         assert any(x != x.upper() and x != x.lower() for x in inputs)
         for x in inputs:
             assert plain(x) == rule(x), (params, x)
-        restricted = _restricted_blackbox(code)
+        restricted = restricted_blackbox(code)
         for x in inputs[:30] + inputs[-5:]:
             assert restricted(x) == rule(x)
     # Lower-case primers reach the template unchanged.

@@ -11,9 +11,6 @@ from itertools import product
 from typing import Any
 
 import pytest
-from RestrictedPython import compile_restricted_exec, safe_globals
-from RestrictedPython.Eval import default_guarded_getitem, default_guarded_getiter
-from RestrictedPython.Guards import guarded_iter_unpack_sequence, safer_getattr
 
 from blackboxes.families.eri._alphabet import CASED_ALPHABET, normalise_cased
 from blackboxes.families.eri._cased import CASED_PREAMBLE, Shift52Kind, Vigenere52Kind
@@ -23,6 +20,7 @@ from blackboxes.families.eri._vigenere_space import VigenereLengthSpace, primiti
 from blackboxes.information import VersionSpace, entropy_bits
 from oracle_bench.errors import FamilyError
 from templates import render
+from tests.blackboxes.restricted import restricted_blackbox
 
 SHIFT, VIG = Shift52Kind(), Vigenere52Kind()
 KINDS = [SHIFT, VIG]
@@ -247,21 +245,6 @@ def test_predictive_is_fast(kind: Any) -> None:
     assert best < 0.002
 
 
-def _restricted_blackbox(code: str) -> Any:
-    result = compile_restricted_exec(code)
-    assert not result.errors and result.code is not None, result.errors
-    env: dict[str, Any] = dict(safe_globals)
-    env.update(
-        _getiter_=default_guarded_getiter,
-        _getitem_=default_guarded_getitem,
-        _getattr_=safer_getattr,
-        _iter_unpack_sequence_=guarded_iter_unpack_sequence,
-        __name__="blackbox",
-    )
-    exec(result.code, env)
-    return env["blackbox"]
-
-
 @pytest.mark.parametrize("kind", KINDS, ids=lambda k: k.name)
 def test_template_matches_reference(kind: Any) -> None:
     for seed in range(8):
@@ -275,7 +258,7 @@ def test_template_matches_reference(kind: Any) -> None:
         namespace: dict[str, Any] = {}
         exec(code, namespace)
         plain = namespace["blackbox"]
-        restricted = _restricted_blackbox(code)
+        restricted = restricted_blackbox(code)
         inputs = ["A", "z", "Z", "a", "Zz aA", "z" * 32, CASED_ALPHABET[:32], CASED_ALPHABET[20:]]
         inputs += [_random_cased(rng) for _ in range(150)]
         for i, x in enumerate(inputs):

@@ -12,9 +12,6 @@ from itertools import permutations, product
 from typing import Any
 
 import pytest
-from RestrictedPython import compile_restricted_exec, safe_globals
-from RestrictedPython.Eval import default_guarded_getitem, default_guarded_getiter
-from RestrictedPython.Guards import guarded_iter_unpack_sequence, safer_getattr
 
 from blackboxes.families.eri import _inputs
 from blackboxes.families.eri._alphabet import ALPHABET, WORDS, normalise_digits
@@ -32,6 +29,7 @@ from blackboxes.families.eri._kind import PREAMBLE, CipherKind
 from blackboxes.information import VersionSpace, entropy_bits
 from oracle_bench.errors import FamilyError
 from templates import render
+from tests.blackboxes.restricted import restricted_blackbox
 
 POLYBIUS, KEYWORD, BACON, CODE01248 = (
     PolybiusKind(),
@@ -131,23 +129,6 @@ def test_description_states_the_key(kind: CipherKind) -> None:
 
 
 # -- templates --------------------------------------------------------------------------
-def _restricted_blackbox(code: str) -> Any:
-    result = compile_restricted_exec(code)
-    assert not result.errors, result.errors
-    assert result.code is not None
-    env: dict[str, Any] = dict(safe_globals)
-    env.update(
-        _getiter_=default_guarded_getiter,
-        _getitem_=default_guarded_getitem,
-        _getattr_=safer_getattr,
-        _iter_unpack_sequence_=guarded_iter_unpack_sequence,
-        __name__="blackbox",
-    )
-    env["__builtins__"] = dict(
-        env["__builtins__"], sorted=sorted, reversed=reversed, enumerate=enumerate
-    )
-    exec(result.code, env)
-    return env["blackbox"]
 
 
 @pytest.mark.parametrize("kind", KINDS, ids=IDS)
@@ -166,7 +147,7 @@ def test_template_matches_reference(kind: CipherKind) -> None:
         inputs = _inputs.differential_inputs(random.Random(seed), 220)
         for x in inputs:
             assert plain(x) == reference(x), (kind.name, params, x)
-        restricted = _restricted_blackbox(code)
+        restricted = restricted_blackbox(code)
         for x in inputs[:40]:
             assert restricted(x) == reference(x)
 

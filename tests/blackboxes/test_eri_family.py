@@ -7,14 +7,12 @@ import random
 from typing import Any, cast
 
 import pytest
-from RestrictedPython import compile_restricted_exec, safe_globals
-from RestrictedPython.Eval import default_guarded_getitem, default_guarded_getiter
-from RestrictedPython.Guards import guarded_iter_unpack_sequence, safer_getattr
 
 from blackboxes.families import LEVELS, get_family
 from blackboxes.families.eri import KINDS, LEVEL_KINDS, EncryptionRuleInference
 from oracle_bench.errors import FamilyError, InvalidQueryError, UnknownNameError
 from templates import render
+from tests.blackboxes.restricted import restricted_blackbox
 
 ERI = cast(EncryptionRuleInference, get_family("ERI"))
 ALL = [(level, kind) for level in LEVELS for kind in ERI.kinds(level)]
@@ -132,24 +130,6 @@ def test_hypothesis_space(level: Any, kind: str) -> None:
     assert ERI.version_space(level, kind).log2_count() == pytest.approx(hs.log2_h, abs=1e-9)
 
 
-def _restricted_blackbox(code: str) -> Any:
-    result = compile_restricted_exec(code)
-    assert not result.errors, result.errors
-    env: dict[str, Any] = dict(safe_globals)
-    env.update(
-        _getiter_=default_guarded_getiter,
-        _getitem_=default_guarded_getitem,
-        _getattr_=safer_getattr,
-        _iter_unpack_sequence_=guarded_iter_unpack_sequence,
-        __name__="blackbox",
-    )
-    env["__builtins__"] = dict(
-        env["__builtins__"], sorted=sorted, reversed=reversed, enumerate=enumerate
-    )
-    exec(result.code, env)
-    return env["blackbox"]
-
-
 @pytest.mark.parametrize(("level", "kind"), ALL)
 def test_template_matches_reference(level: Any, kind: str) -> None:
     for seed in range(6):
@@ -168,7 +148,7 @@ def test_template_matches_reference(level: Any, kind: str) -> None:
         assert len(inputs) == 220
         for x in inputs:
             assert plain(x) == rule(x), (kind, rule.params, x)
-        restricted = _restricted_blackbox(code)
+        restricted = restricted_blackbox(code)
         for x in inputs[:40]:
             assert restricted(x) == rule(x)
 

@@ -12,9 +12,6 @@ from itertools import product
 from typing import Any
 
 import pytest
-from RestrictedPython import compile_restricted_exec, safe_globals
-from RestrictedPython.Eval import default_guarded_getitem, default_guarded_getiter
-from RestrictedPython.Guards import guarded_iter_unpack_sequence, safer_getattr
 
 from blackboxes.families.eri._alphabet import ALPHABET, normalise, normalise_digits
 from blackboxes.families.eri._kind import PREAMBLE
@@ -23,6 +20,7 @@ from blackboxes.families.eri._table_space import SymbolTable, TableSpace, parse_
 from blackboxes.information import VersionSpace, entropy_bits
 from oracle_bench.errors import FamilyError
 from templates import render
+from tests.blackboxes.restricted import restricted_blackbox
 
 RSA, KNAPSACK = RsaPairsKind(), KnapsackKind()
 KINDS = [RSA, KNAPSACK]
@@ -277,21 +275,6 @@ def test_predictive_on_the_full_prior_is_fast(kind: Any) -> None:
 # -- templates, sampling, params -------------------------------------------------------
 
 
-def _restricted_blackbox(code: str) -> Any:
-    result = compile_restricted_exec(code)
-    assert not result.errors and result.code is not None, result.errors
-    env: dict[str, Any] = dict(safe_globals)
-    env.update(
-        _getiter_=default_guarded_getiter,
-        _getitem_=default_guarded_getitem,
-        _getattr_=safer_getattr,
-        _iter_unpack_sequence_=guarded_iter_unpack_sequence,
-        __name__="blackbox",
-    )
-    exec(result.code, env)
-    return env["blackbox"]
-
-
 @pytest.mark.parametrize("kind", KINDS, ids=lambda k: k.name)
 def test_template_matches_reference(kind: Any) -> None:
     for seed in range(8):
@@ -305,7 +288,7 @@ def test_template_matches_reference(kind: Any) -> None:
         namespace: dict[str, Any] = {}
         exec(code, namespace)
         plain = namespace["blackbox"]
-        restricted = _restricted_blackbox(code)
+        restricted = restricted_blackbox(code)
         inputs = ["A", "Z", "AB", "ABC", "A B", "Z" * 32, "ABCDEFGHIJKLMNOPQRSTUVWXYZ"]
         inputs += [_random_plaintext(rng) for _ in range(150)]
         for i, x in enumerate(inputs):

@@ -36,7 +36,7 @@ from blackboxes.families.eri._kind import PREAMBLE, CipherKind
 from blackboxes.information import Predictive, VersionSpace, entropy_bits
 from oracle_bench.errors import FamilyError
 from templates import render
-from tests.blackboxes.test_eri_family import _restricted_blackbox
+from tests.blackboxes.restricted import restricted_blackbox
 
 KINDS: list[CipherKind] = [AutokeyKind(), CipherAutokeyKind(), FrequencyShiftKind()]
 IDS = [k.name for k in KINDS]
@@ -429,7 +429,7 @@ def test_template_matches_reference(kind: CipherKind) -> None:
         assert any(len(x.replace(" ", "")) == 32 for x in inputs)
         for x in inputs:
             assert plain(x) == rule(x), (kind.name, params, x)
-        restricted = _restricted_blackbox(code)
+        restricted = restricted_blackbox(code)
         for x in inputs[:40]:
             assert restricted(x) == rule(x)
 
