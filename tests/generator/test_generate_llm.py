@@ -11,6 +11,7 @@ the first unserved reply that matches.
 from __future__ import annotations
 
 import json
+import re
 import socket
 import threading
 from collections.abc import Iterator
@@ -86,8 +87,10 @@ def box_key(index: int, seed: int, level: str = "easy") -> tuple[str, str]:
     family = get_family("ERI")
     rule = family.sample_rule(rng_for(seed, "ERI", level, index), level, None)  # type: ignore[arg-type]
     template, ctx = family.code_template(rule)
-    # The rule-specific sentence follows the shared preamble ("... modulo 26. ").
-    unique = rule.description.split("modulo 26. ", 1)[1][:70]
+    # The rule-specific sentence follows the kind's preamble ("... modulo 26. " or, for
+    # case-sensitive kinds, "... is A). ").
+    body = re.split(r"modulo 26\. |is A\)\. ", rule.description, maxsplit=1)[1]
+    unique = body[:70]
     return unique, render(template, **ctx)
 
 
