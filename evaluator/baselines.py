@@ -59,6 +59,7 @@ class _VersionSpaceAgent(ABC):
         self.briefing: Briefing | None = None
         self._notes: list[str] = []
         self._asked: set[str] = set()
+        self._queries: list[JSONValue] = []
         self._turn = 0
         self._observed = 0
         """Observations taken into the space (0: it is still the prior)."""
@@ -73,6 +74,7 @@ class _VersionSpaceAgent(ABC):
         self._turn += 1
         x = self.choose_query()
         self._asked.add(output_key(x))
+        self._queries.append(x)
         return self.family.format_query(x)
 
     def observe(self, observation: Observation) -> None:
@@ -187,7 +189,7 @@ class AdaptiveAgent(_VersionSpaceAgent):
             for x in _prior_ranking(self.family, self.level):
                 if output_key(x) not in self._asked:
                     return x
-        pool = self.family.query_pool(self.rng, self.level, ADAPTIVE_POOL_SIZE)
+        pool = self.family.query_pool(self.rng, self.level, ADAPTIVE_POOL_SIZE, self._queries)
         ranked = _rank_pool(self.view, pool, self._asked, self.rng)
         if not ranked:
             self._note(f"turn {self._turn}: query pool exhausted; random query")

@@ -5,7 +5,7 @@ from __future__ import annotations
 import math
 import random
 from abc import ABC, abstractmethod
-from collections.abc import Callable, Collection, Mapping
+from collections.abc import Callable, Collection, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, ClassVar, Literal
 
@@ -230,8 +230,15 @@ class Family(ABC):
         """A fixed, feedback-independent plan of ``turns`` queries (the ``fixed`` baseline)."""
 
     @abstractmethod
-    def query_pool(self, rng: random.Random, level: Level, n: int) -> list[JSONValue]:
-        """Candidate queries the ``adaptive`` baseline scores by expected information."""
+    def query_pool(
+        self,
+        rng: random.Random,
+        level: Level,
+        n: int,
+        asked: Sequence[JSONValue] = (),
+    ) -> list[JSONValue]:
+        """Candidates the ``adaptive`` baseline scores by expected information; ``asked``
+        (the queries so far) lets a family propose what they have not covered yet."""
 
     @abstractmethod
     def test_inputs(

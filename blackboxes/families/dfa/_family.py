@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import random
 import re
-from collections.abc import Collection, Mapping
+from collections.abc import Collection, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, ClassVar, Literal
 
@@ -282,7 +282,13 @@ class AutomatonFamily(Family):
         words = DFA.universal(self.alphabet).words_up_to(64)
         return [next(words) for _ in range(turns)]
 
-    def query_pool(self, rng: random.Random, level: Level, n: int) -> list[JSONValue]:
+    def query_pool(
+        self,
+        rng: random.Random,
+        level: Level,
+        n: int,
+        asked: Sequence[JSONValue] = (),
+    ) -> list[JSONValue]:
         return [self._random_word(rng, 12) for _ in range(n)]
 
     def test_inputs(

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import random
 import textwrap
-from collections.abc import Callable, Collection, Mapping
+from collections.abc import Callable, Collection, Mapping, Sequence
 from dataclasses import dataclass, replace
 from typing import Any, ClassVar, cast
 
@@ -329,8 +329,15 @@ class EncryptionRuleInference(Family):
     def exploration_plan(self, level: Level, turns: int) -> list[JSONValue]:
         return list(_inputs.exploration_plan(turns, self._shape(level)))
 
-    def query_pool(self, rng: random.Random, level: Level, n: int) -> list[JSONValue]:
-        return list(_inputs.query_pool(rng, n, self._shape(level)))
+    def query_pool(
+        self,
+        rng: random.Random,
+        level: Level,
+        n: int,
+        asked: Sequence[JSONValue] = (),
+    ) -> list[JSONValue]:
+        seen = [x for x in asked if isinstance(x, str)]
+        return list(_inputs.query_pool(rng, n, self._shape(level), seen))
 
     def test_inputs(
         self, rng: random.Random, k: int, exclude: Collection[JSONValue]

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import random
-from collections.abc import Collection
+from collections.abc import Collection, Sequence
 from dataclasses import dataclass
 
 from blackboxes.families.eri._alphabet import (
@@ -210,8 +210,30 @@ def _structured(rng: random.Random, shape: InputShape) -> list[str]:
     ]
 
 
-def query_pool(rng: random.Random, n: int, shape: InputShape | None = None) -> list[str]:
-    """``n`` distinct candidates: the fixed probes first, then structured and random ones."""
+def _fresh(shape: InputShape, asked: Sequence[str]) -> list[str]:
+    """Probes of the letters no query has had yet (in the alphabet's order, then the
+    reverse), padded with letters already seen: with short queries, covering every letter
+    is most of what a substitution-like key needs."""
+    used = set("".join(asked))
+    unseen = [c for c in shape.letters if c not in used]
+    if not unseen or not asked:
+        return []
+    pad = [c for c in shape.letters if c in used]
+    out = []
+    for letters in (unseen, unseen[::-1]):
+        probe = "".join(letters[: shape.length])
+        out.append(probe + "".join(pad[: shape.length - len(probe)]))
+    return out
+
+
+def query_pool(
+    rng: random.Random,
+    n: int,
+    shape: InputShape | None = None,
+    asked: Sequence[str] = (),
+) -> list[str]:
+    """``n`` distinct candidates: probes of the letters ``asked`` has not covered, the
+    fixed probes, then structured and random ones."""
     shape = shape or InputShape()
     out: list[str] = []
     seen: set[str] = set()
@@ -222,6 +244,8 @@ def query_pool(rng: random.Random, n: int, shape: InputShape | None = None) -> l
             seen.add(text)
             out.append(text)
 
+    for probe in _fresh(shape, asked):
+        add(probe)
     for probe in exploration_plan(6, shape):
         add(probe)
     attempts = 0
