@@ -13,7 +13,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from itertools import islice, product
 
-from blackboxes.families.eri._alphabet import ALPHABET, letters_of, respace
+from blackboxes.families.eri._alphabet import ALPHABET, letters_of
 from blackboxes.families.eri._spaces import EMPTY, same_shape
 from blackboxes.families.eri._substitution_space import SubstitutionSpace
 from blackboxes.information import ENUMERATION_LIMIT, Predictive, TablePredictive, VersionSpace
@@ -31,12 +31,19 @@ def split_classes(text: str, period: int) -> list[str]:
     return [letters[j::period] for j in range(period)]
 
 
-def _interleave(parts: Sequence[str], template: str) -> str:
-    """The inverse of ``split_classes``: class outputs back into ``template``'s layout."""
-    period = len(parts)
-    n = sum(len(p) for p in parts)
-    letters = "".join(parts[i % period][i // period] for i in range(n))
-    return respace(letters, template)
+def _layout(template: str, period: int) -> str:
+    """A format string putting class outputs back into ``template``'s layout (the
+    inverse of ``split_classes``): letter i is ``{j[i // period]}`` with j = i mod period.
+    Formatting runs in C, which matters when a support lists thousands of outputs."""
+    pieces: list[str] = []
+    i = 0
+    for ch in template:
+        if ch == " ":
+            pieces.append(" ")
+        else:
+            pieces.append(f"{{{i % period}[{i // period}]}}")
+            i += 1
+    return "".join(pieces)
 
 
 def _outcome_count(pred: Predictive) -> int | None:
@@ -55,6 +62,8 @@ class _ProductPredictive(Predictive):
         self._x = x
         self._parts = tuple(parts)
         self._entropy = sum(p.entropy for p in self._parts)
+        self._layout = _layout(x, len(self._parts))
+        self._support: dict[str, tuple[object, float]] | None = None
 
     @property
     def entropy(self) -> float:
@@ -70,9 +79,6 @@ class _ProductPredictive(Predictive):
                 return 0.0
         return result
 
-    def _outputs(self, per_part: Sequence[Sequence[object]]) -> list[str]:
-        return [_interleave([str(s) for s in combo], self._x) for combo in product(*per_part)]
-
     def top(self, k: int) -> list[object]:
         # Every output is equally likely (each class is uniform), so any k are the most
         # probable; take the product of the classes' tops in order, class 0 slowest.
@@ -80,7 +86,7 @@ class _ProductPredictive(Predictive):
             return []
         tops = [pred.top(k) for pred in self._parts]
         combos = islice(product(*tops), k)
-        return [_interleave([str(s) for s in combo], self._x) for combo in combos]
+        return [self._layout.format(*combo) for combo in combos]
 
     def support(self, limit: int = ENUMERATION_LIMIT) -> dict[str, tuple[object, float]] | None:
         total = 1
@@ -91,14 +97,18 @@ class _ProductPredictive(Predictive):
             total *= count
             if total > limit:
                 return None
-        supports = [pred.support(limit) for pred in self._parts]
-        if any(s is None for s in supports):
-            return None
-        p = 1.0 / total
-        return {
-            y: (y, p)
-            for y in self._outputs([[v for v, _ in s.values()] for s in supports if s is not None])
-        }
+        if self._support is None:
+            outputs: list[list[object]] = []
+            for pred in self._parts:
+                listed = pred.support(total)
+                if listed is None:  # not expected: the count said it fits
+                    return None
+                outputs.append([v for v, _ in listed.values()])
+            p = 1.0 / total
+            fmt = self._layout.format
+            self._support = {y: (y, p) for y in (fmt(*combo) for combo in product(*outputs))}
+        # A copy: the memoised predictive is shared and callers may edit what they get.
+        return dict(self._support)
 
 
 class PolyalphabeticSpace(VersionSpace):
