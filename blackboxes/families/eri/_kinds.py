@@ -23,6 +23,7 @@ from blackboxes.families.eri._letterwise import (
 )
 from blackboxes.families.eri._numeric import KnapsackKind, RsaPairsKind
 from blackboxes.families.eri._periodic import ProgressiveKind, VigenereKind
+from blackboxes.families.eri._polyalphabetic import PolyalphabeticKind
 from blackboxes.families.eri._transposition import ColumnarKind, RailFenceKind
 
 __all__ = ["KINDS", "LEVEL_KINDS"]
@@ -60,6 +61,7 @@ KINDS: dict[str, CipherKind] = {
         RsaPairsKind(),
         Vigenere52Kind(),
         Autokey52Kind(),
+        PolyalphabeticKind(),
     )
 }
 
@@ -93,5 +95,6 @@ LEVEL_KINDS: dict[Level, tuple[str, ...]] = {
         "rsa_pairs",
         "vigenere52",
         "autokey52",
+        "polyalphabetic",
     ),
 }
