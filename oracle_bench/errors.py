@@ -56,6 +56,7 @@ __all__ = [
     "SandboxError",
     "SandboxMemoryError",
     "SandboxTimeoutError",
+    "SandboxTraceLimitError",
     "TamperedBoxError",
     "UnknownNameError",
     "UsageError",
@@ -143,6 +144,10 @@ class SandboxTimeoutError(SandboxCallFailedError, TimeoutError):
 
 class SandboxMemoryError(SandboxCallFailedError, MemoryError):
     """A box call exceeded its memory budget."""
+
+
+class SandboxTraceLimitError(SandboxCallFailedError):
+    """A box call made too many ``checkpoint`` calls, or its traced values were too big."""
 
 
 class ProviderError(OracleBenchError, RuntimeError):

@@ -16,9 +16,10 @@ from oracle_bench._lazy import lazy_exports
 if TYPE_CHECKING:
     from sandbox.layers import ALL_LAYERS, IsolationPolicy, available_layers
     from sandbox.limits import SandboxLimits
-    from sandbox.policy import ALLOWED_MODULES, allowed_builtins, compile_check
+    from sandbox.policy import ALLOWED_MODULES, HOOK_BUILTINS, allowed_builtins, compile_check
     from sandbox.pool import WorkerPool
     from sandbox.results import CallError, CallResult, ErrorKind, JSONValue
+    from sandbox.trace import MAX_CHECKPOINT, TraceRequest
     from sandbox.worker import SandboxWorker, run_once
 else:
     __getattr__, __dir__ = lazy_exports(
@@ -26,9 +27,15 @@ else:
         {
             "sandbox.layers": ("ALL_LAYERS", "IsolationPolicy", "available_layers"),
             "sandbox.limits": ("SandboxLimits",),
-            "sandbox.policy": ("ALLOWED_MODULES", "allowed_builtins", "compile_check"),
+            "sandbox.policy": (
+                "ALLOWED_MODULES",
+                "HOOK_BUILTINS",
+                "allowed_builtins",
+                "compile_check",
+            ),
             "sandbox.pool": ("WorkerPool",),
             "sandbox.results": ("CallError", "CallResult", "ErrorKind", "JSONValue"),
+            "sandbox.trace": ("MAX_CHECKPOINT", "TraceRequest"),
             "sandbox.worker": ("SandboxWorker", "run_once"),
         },
     )
@@ -36,6 +43,8 @@ else:
 __all__ = [
     "ALLOWED_MODULES",
     "ALL_LAYERS",
+    "HOOK_BUILTINS",
+    "MAX_CHECKPOINT",
     "CallError",
     "CallResult",
     "ErrorKind",
@@ -43,6 +52,7 @@ __all__ = [
     "JSONValue",
     "SandboxLimits",
     "SandboxWorker",
+    "TraceRequest",
     "WorkerPool",
     "allowed_builtins",
     "available_layers",

@@ -17,6 +17,7 @@ KIND_CRASH: Final = "crash"
 KIND_INVALID_OUTPUT: Final = "invalid_output"
 KIND_POLICY: Final = "policy"
 KIND_EXCEPTION: Final = "exception"
+KIND_TRACE_LIMIT: Final = "trace_limit"
 # Start-up only.
 KIND_COMPILE: Final = "compile"
 KIND_ISOLATION: Final = "isolation"
@@ -43,6 +44,8 @@ ALL_LAYERS: Final = frozenset(
 )
 
 MESSAGE_MAX_CHARS: Final = 200
+# Checkpoint indices a box may pass to ``checkpoint``: 1..MAX_CHECKPOINT.
+MAX_CHECKPOINT: Final = 64
 # Deepest array/object nesting a result may have: the parent (and pydantic, whose
 # serializer stops near 255 levels) must be able to handle whatever arrives,
 # whatever recursion limit the box was given.
@@ -66,15 +69,15 @@ def dumps(obj: Any) -> bytes:
     )
 
 
-def result_problem(payload: bytes) -> str | None:
+def result_problem(payload: bytes, subject: str = "result") -> str | None:
     """Why the encoded result must not reach the parent, or None if it may.
 
     Checks what the parent will decode: strings must be valid Unicode (no lone
     surrogates, which would break UTF-8 writers downstream) and nesting must stay
-    within ``MAX_RESULT_DEPTH``.
+    within ``MAX_RESULT_DEPTH``. ``subject`` opens the message (singular noun).
     """
     if b"\\u" in payload and any(m.group(1) for m in _ESCAPE.finditer(payload)):
-        return "result contains a string that is not valid Unicode (a lone surrogate)"
+        return f"{subject} contains a string that is not valid Unicode (a lone surrogate)"
     if payload.count(b"[") + payload.count(b"{") > MAX_RESULT_DEPTH:
         skeleton = _JSON_STRING.sub(b"", payload).translate(_BRACKETS_AS_SQUARE, _NOT_BRACKETS)
         # Each pass removes exactly the innermost level.
@@ -82,7 +85,7 @@ def result_problem(payload: bytes) -> str | None:
             skeleton = skeleton.replace(b"[]", b"")
             if not skeleton:
                 return None
-        return f"result is nested more than {MAX_RESULT_DEPTH} levels deep"
+        return f"{subject} is nested more than {MAX_RESULT_DEPTH} levels deep"
     return None
 
 

@@ -8,6 +8,8 @@ never imported by the parent. Protocol (one JSON object per line):
   ``{"ok": false, "kind": ..., "message": ...}`` and exit.
 * then per call: ``{"a": [args]}`` -> ``{"v": value}`` or ``{"e": kind, "m": message}``;
   ``"r": 1`` in a reply asks the parent to retire this worker (CPU lifetime).
+  A traced call ``{"a": [args], "t": [checkpoint, visit]}`` answers
+  ``{"v": {"values": {...} | null, "visits": n}}`` (see ``sandbox._checkpoint``).
 """
 
 from __future__ import annotations
@@ -19,6 +21,7 @@ from collections.abc import Callable
 from typing import Any, BinaryIO
 
 from sandbox import _protocol as proto
+from sandbox._checkpoint import Tracer, make_hook
 from sandbox._compile import compile_box
 from sandbox._curated import (
     DEFAULT_RANDOM_SEED,
@@ -79,6 +82,8 @@ class _Box:
         self.budget = CpuBudget(float(limits["cpu_seconds"]), int(limits["cpu_lifetime_seconds"]))
         self.seed = int(init.get("seed", DEFAULT_RANDOM_SEED))
         self.rng = SeededRandom(self.seed)
+        self.tracer = Tracer(int(limits["max_trace_visits"]), self.output_bytes)
+        self.checkpoint = make_hook(self.tracer)
         self.imported: set[str] = set()
         self.entry: Callable[..., Any] | None = None
         # Set by a MemoryError: the heap may still be full, so the worker retires
@@ -98,18 +103,24 @@ class _Box:
         write_guard = WriteGuard()
         builtins = make_builtins(write_guard, modules)
         builtins["__import__"] = recording_import
+        builtins["checkpoint"] = self.checkpoint
         return make_globals(builtins, write_guard)
 
     def arm(self) -> None:
         self._soft = self.budget.arm(self._soft)
 
-    def call(self, args: list[Any]) -> bytes:
+    def call(self, args: list[Any], trace: list[int] | None = None) -> bytes:
         if "random" in self.imported:
             # Same input, same output, whatever the call order.
             self.rng.seed(self.seed)
         entry = self.entry
         if entry is None:  # pragma: no cover - guarded by the start-up sequence
             return self._error(proto.KIND_CRASH, "box not loaded")
+        tracer = self.tracer
+        if trace is None:
+            tracer.reset()
+        else:
+            tracer.reset(int(trace[0]), int(trace[1]))
         self.arm()
         try:
             try:
@@ -117,10 +128,18 @@ class _Box:
             except MemoryError:
                 self.exhausted = True
                 return self._error(proto.KIND_MEMORY, "memory limit exceeded")
-            except PolicyViolation as exc:
-                return self._error(proto.KIND_POLICY, proto.exception_message(exc))
             except BaseException as exc:  # SystemExit & co. must not end the loop
+                if tracer.stopped:
+                    # The box swallowed the stop or raised after it: what was recorded wins.
+                    return self._traced()
+                if isinstance(exc, PolicyViolation):
+                    return self._error(proto.KIND_POLICY, proto.exception_message(exc))
                 return self._error(proto.KIND_EXCEPTION, proto.exception_message(exc))
+            if tracer.stopped:
+                return self._traced()
+            if trace is not None:
+                # Not reached: the program's own return value does not matter here.
+                return b'{"v":{"values":null,"visits":%d}}' % tracer.visits
             try:
                 payload = proto.dumps(value)
             except MemoryError:
@@ -142,6 +161,17 @@ class _Box:
         if problem is not None:
             return self._error(proto.KIND_INVALID_OUTPUT, problem)
         return b'{"v":' + payload + b"}"
+
+    def _traced(self) -> bytes:
+        """The reply of a call whose checkpoint hook captured values or recorded a fault."""
+        tracer = self.tracer
+        if tracer.fault is not None:
+            if tracer.exhausted:
+                self.exhausted = True
+            return tracer.fault
+        if tracer.captured is None:  # pragma: no cover - stopped implies one of the two
+            return self._error(proto.KIND_CRASH, "checkpoint state lost")
+        return b'{"v":{"values":%s,"visits":%d}}' % (tracer.captured, tracer.visit)
 
     @staticmethod
     def _error(kind: str, message: str) -> bytes:
@@ -201,13 +231,19 @@ def _setup_layers(init: dict[str, Any], hooks: frozenset[str]) -> set[str]:
     return layers
 
 
+def _checkpoint_refusal(fault: bytes) -> dict[str, Any]:
+    """A checkpoint misuse or visit overrun while the module loads: the code is unusable
+    (even if the box swallowed the error)."""
+    return {"ok": False, "kind": proto.KIND_COMPILE, "message": proto.loads(fault)["m"]}
+
+
 def _load(box: _Box, init: dict[str, Any], hooks: frozenset[str]) -> dict[str, Any]:
     """Compile and exec the module once; returns the reply for the parent."""
     source = init["code"]
     box_globals: dict[str, Any]
     if HOOK_UNRESTRICTED in hooks:
         code = compile(source, "<blackbox>", "exec")
-        box_globals = {"__name__": "blackbox_module"}
+        box_globals = {"__name__": "blackbox_module", "checkpoint": box.checkpoint}
     else:
         compiled = compile_box(source)
         if compiled.code is None:
@@ -218,14 +254,27 @@ def _load(box: _Box, init: dict[str, Any], hooks: frozenset[str]) -> dict[str, A
     sys.setrecursionlimit(box.max_recursion + 50)
     box.arm()
     try:
-        exec(code, box_globals)  # noqa: S102 - the worker's purpose; code is restricted
-    except MemoryError:
-        return {"ok": False, "kind": proto.KIND_MEMORY, "message": "memory limit exceeded"}
-    except PolicyViolation as exc:
-        # A module-level import or access the policy refuses: the code is unusable.
-        return {"ok": False, "kind": proto.KIND_COMPILE, "message": proto.exception_message(exc)}
-    except BaseException as exc:
-        return {"ok": False, "kind": proto.KIND_EXCEPTION, "message": proto.exception_message(exc)}
+        try:
+            exec(code, box_globals)  # noqa: S102 - the worker's purpose; code is restricted
+        except MemoryError:
+            return {"ok": False, "kind": proto.KIND_MEMORY, "message": "memory limit exceeded"}
+        except BaseException as exc:
+            if box.tracer.fault is not None:
+                return _checkpoint_refusal(box.tracer.fault)
+            if isinstance(exc, PolicyViolation):
+                # A module-level import or access the policy refuses: the code is unusable.
+                return {
+                    "ok": False,
+                    "kind": proto.KIND_COMPILE,
+                    "message": proto.exception_message(exc),
+                }
+            return {
+                "ok": False,
+                "kind": proto.KIND_EXCEPTION,
+                "message": proto.exception_message(exc),
+            }
+        if box.tracer.fault is not None:
+            return _checkpoint_refusal(box.tracer.fault)
     finally:
         box.budget.disarm()
     entry_name = init["entry"]
@@ -273,7 +322,7 @@ def main() -> None:
         if not line:
             return
         request = proto.loads(line)
-        out = box.call(request["a"])
+        out = box.call(request["a"], request.get("t"))
         retire = box.exhausted or box.budget.near_lifetime_end()
         if retire:
             out = out[:-1] + b',"r":1}'

@@ -83,6 +83,7 @@ def available_layers() -> frozenset[str]:
                     "output_bytes": 4096,
                     "max_recursion": 200,
                     "cpu_lifetime_seconds": 60,
+                    "max_trace_visits": 1,
                 },
             }
             deadline = time.monotonic() + _PROBE_SECONDS

@@ -18,6 +18,7 @@ class SandboxLimits:
     by the parent, which kills the worker's process group. ``cpu_lifetime_seconds``
     is the worker's hard RLIMIT_CPU: a worker close to it retires and is replaced
     transparently. ``max_recursion`` is the box's Python call depth.
+    ``max_trace_visits`` caps the ``checkpoint`` calls of one call (all indices together).
     """
 
     cpu_seconds: int = 2
@@ -26,6 +27,7 @@ class SandboxLimits:
     output_bytes: int = 1 << 20
     max_recursion: int = 200
     cpu_lifetime_seconds: int = 600
+    max_trace_visits: int = 100_000
 
     def __post_init__(self) -> None:
         if self.cpu_seconds < 1:
@@ -40,6 +42,8 @@ class SandboxLimits:
             raise UsageError(f"max_recursion must be in [10, 5000], got {self.max_recursion}")
         if self.cpu_lifetime_seconds < self.cpu_seconds + 10:
             raise UsageError("cpu_lifetime_seconds must exceed cpu_seconds by at least 10")
+        if type(self.max_trace_visits) is not int or self.max_trace_visits < 1:
+            raise UsageError(f"max_trace_visits must be an int >= 1, got {self.max_trace_visits!r}")
 
     def to_wire(self) -> dict[str, int | float]:
         return {
@@ -49,4 +53,5 @@ class SandboxLimits:
             "output_bytes": self.output_bytes,
             "max_recursion": self.max_recursion,
             "cpu_lifetime_seconds": self.cpu_lifetime_seconds,
+            "max_trace_visits": self.max_trace_visits,
         }

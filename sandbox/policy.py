@@ -2,11 +2,18 @@
 
 from __future__ import annotations
 
+from typing import Final
+
 from sandbox._compile import compile_box
 from sandbox._curated import ALLOWED_MODULES
 from sandbox._guards import _FORBIDDEN_BUILTINS, WriteGuard, make_builtins
 
-__all__ = ["ALLOWED_MODULES", "allowed_builtins", "compile_check"]
+__all__ = ["ALLOWED_MODULES", "HOOK_BUILTINS", "allowed_builtins", "compile_check"]
+
+HOOK_BUILTINS: Final = ("checkpoint",)
+"""Builtins every box has on top of :func:`allowed_builtins`, for families that ask for
+them (``checkpoint(index, **values)``: see ``SandboxWorker.call``'s ``trace``); left out
+of ``allowed_builtins`` so that prompts of other families do not mention them."""
 
 
 def compile_check(code: str) -> list[str]:

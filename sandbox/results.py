@@ -10,6 +10,7 @@ from oracle_bench.errors import (
     SandboxCallFailedError,
     SandboxMemoryError,
     SandboxTimeoutError,
+    SandboxTraceLimitError,
 )
 
 __all__ = ["CallError", "CallResult", "ErrorKind", "JSONValue"]
@@ -24,6 +25,7 @@ class ErrorKind(StrEnum):
     INVALID_OUTPUT = "invalid_output"
     POLICY = "policy"  # forbidden import / guarded access denied at run time
     EXCEPTION = "exception"  # the box raised an ordinary exception
+    TRACE_LIMIT = "trace_limit"  # too many checkpoint visits, or traced values too big
 
 
 # The fixed texts for faults whose details would not be deterministic.
@@ -64,4 +66,6 @@ class CallResult:
             raise SandboxTimeoutError(error.kind.value, error.message)
         if error.kind is ErrorKind.MEMORY:
             raise SandboxMemoryError(error.kind.value, error.message)
+        if error.kind is ErrorKind.TRACE_LIMIT:
+            raise SandboxTraceLimitError(error.kind.value, error.message)
         raise SandboxCallFailedError(error.kind.value, error.message)

@@ -7,6 +7,10 @@ process group and restarted transparently (the code is re-sent) on the next
 call. Box module-level globals persist between calls of one worker process
 (that is the box's business) but not across a restart; the curated ``random``
 is reseeded before every call, so equal inputs give equal outputs.
+
+Every box has a ``checkpoint(index, **values)`` builtin. A call with a
+``TraceRequest`` returns the values of one checkpoint visit instead of the entry's
+return value, and stops the program there.
 """
 
 from __future__ import annotations
@@ -41,6 +45,7 @@ from sandbox.results import (
     ErrorKind,
     JSONValue,
 )
+from sandbox.trace import TraceRequest
 
 __all__ = ["SandboxWorker", "run_once"]
 
@@ -143,12 +148,25 @@ class SandboxWorker:
     def limits(self) -> SandboxLimits:
         return self._limits
 
-    def call(self, *args: JSONValue) -> CallResult:
-        """Call the box; box faults are returned, never raised."""
+    def call(self, *args: JSONValue, trace: TraceRequest | None = None) -> CallResult:
+        """Call the box; box faults are returned, never raised.
+
+        Without ``trace`` the value is the entry's return value. With
+        ``TraceRequest(k, v)`` the program stops at the v-th call of ``checkpoint(k, ...)``
+        and the value is ``{"values": {...its keyword values...}, "visits": v}``, or
+        ``{"values": None, "visits": n}`` if the program ended after only ``n < v`` visits
+        of ``k`` (its return value is ignored). Too many checkpoint calls in one call
+        (``limits.max_trace_visits``) or values above ``limits.output_bytes`` are a
+        ``trace_limit`` error; values that are not strict JSON are ``invalid_output``.
+        """
         try:
-            request = b'{"a":' + proto.dumps(list(args)) + b"}\n"
+            encoded = proto.dumps(list(args))
         except (TypeError, ValueError) as exc:
             raise UsageError(f"arguments must be finite JSON values: {exc}") from exc
+        if trace is None:
+            request = b'{"a":' + encoded + b"}\n"
+        else:
+            request = b'{"a":' + encoded + b',"t":' + self._trace_wire(trace) + b"}\n"
         if not self._finalizer.alive:
             raise WorkerError("the worker is closed")
         process = self._resources.process
@@ -168,7 +186,7 @@ class SandboxWorker:
         result = process.read_line(self._limits.output_bytes + _ENVELOPE_BYTES, deadline)
         if result.status is not ReadStatus.LINE:
             return self._abort(process, result.status)
-        return self._decode(process, result.line)
+        return self._decode(process, result.line, traced=trace is not None)
 
     def close(self) -> None:
         """Kill the worker and remove its temporary directory (idempotent)."""
@@ -242,7 +260,17 @@ class SandboxWorker:
         self._resources.stop()
         return CallResult(value=None, error=error)
 
-    def _decode(self, process: WorkerProcess, line: bytes) -> CallResult:
+    def _trace_wire(self, trace: TraceRequest) -> bytes:
+        if not isinstance(trace, TraceRequest):
+            raise UsageError(f"trace must be a TraceRequest, got {type(trace).__name__}")
+        if trace.visit > self._limits.max_trace_visits:
+            raise UsageError(
+                f"visit must be <= max_trace_visits ({self._limits.max_trace_visits}), "
+                f"got {trace.visit}"
+            )
+        return b"[%d,%d]" % (trace.checkpoint, trace.visit)
+
+    def _decode(self, process: WorkerProcess, line: bytes, *, traced: bool) -> CallResult:
         try:
             reply: Any = proto.loads(line)
         except (ValueError, RecursionError):
@@ -255,7 +283,11 @@ class SandboxWorker:
             # The worker is near its lifetime CPU cap and has exited; replace it next time.
             self._resources.stop()
         if "v" in reply:
-            return CallResult(value=reply["v"], error=None)
+            value = reply["v"]
+            if traced and not _is_trace_value(value):
+                self._resources.stop()
+                return _failure(ErrorKind.INVALID_OUTPUT, "the black box reply was malformed")
+            return CallResult(value=value, error=None)
         kind, message = reply.get("e"), reply.get("m")
         if kind not in _WIRE_KINDS or not isinstance(message, str):
             self._resources.stop()
@@ -270,6 +302,15 @@ def _compile_error(message: str) -> SandboxCompileError:
     # SyntaxError.__str__ prints ``msg``, which the MRO's BaseException.__init__ leaves unset.
     error.msg = message
     return error
+
+
+def _is_trace_value(value: object) -> bool:
+    if not isinstance(value, dict) or list(value) != ["values", "visits"]:
+        return False
+    visits = value["visits"]
+    return (value["values"] is None or isinstance(value["values"], dict)) and (
+        type(visits) is int and visits >= 0
+    )
 
 
 def _failure(kind: ErrorKind, message: str) -> CallResult:
@@ -298,7 +339,8 @@ def run_once(
     entry: str = "blackbox",
     limits: SandboxLimits = SandboxLimits(),  # noqa: B008
     require: frozenset[str] | None = None,
+    trace: TraceRequest | None = None,
 ) -> CallResult:
-    """Start a worker, make one call, close it."""
+    """Start a worker, make one call (traced if ``trace``), close it."""
     with SandboxWorker(code, entry=entry, limits=limits, require=require) as worker:
-        return worker.call(*args)
+        return worker.call(*args, trace=trace)

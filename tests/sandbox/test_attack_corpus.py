@@ -37,6 +37,11 @@ def _policy(attr: str) -> str:
 
 
 NOT_JSON = "result is not valid JSON: "
+CHECKPOINT_INDEX = "CheckpointError: checkpoint index must be an int in 1..64, got "
+CHECKPOINT_USAGE = (
+    "CheckpointError: checkpoint() takes one positional argument, the index; "
+    "pass values by keyword, e.g. checkpoint(1, i=i)"
+)
 
 CORPUS = [
     # --- class / subclass walking ------------------------------------------------
@@ -445,6 +450,138 @@ CORPUS = [
     ),
     Attack(
         "ctypes", "import ctypes\nreturn 1", COMPILE, "import of module 'ctypes' is not allowed"
+    ),
+    # --- the checkpoint hook (CII boxes), without a trace request -------------------------
+    # (traced attacks, whose outcome needs a TraceRequest: tests/sandbox/test_checkpoint_hook.py)
+    Attack(
+        "checkpoint-flood",
+        "for i in range(10**6):\n    checkpoint(1, i=i)\nreturn 1",
+        ErrorKind.TRACE_LIMIT,
+        "checkpoint visits exceed the limit of 100000",
+    ),
+    Attack(
+        "checkpoint-flood-swallowed",
+        "for i in range(200000):\n    try:\n        checkpoint(i % 64 + 1)\n"
+        "    except BaseException:\n        pass\nreturn 1",
+        ErrorKind.TRACE_LIMIT,
+        "checkpoint visits exceed the limit of 100000",
+    ),
+    Attack(
+        "checkpoint-flood-swallowed-forever",
+        "while True:\n    try:\n        checkpoint(1)\n    except BaseException:\n        pass",
+        ErrorKind.TIMEOUT,
+        "time limit exceeded",
+    ),
+    Attack(
+        "checkpoint-index-bool",
+        "checkpoint(True, x=1)\nreturn 1",
+        ErrorKind.POLICY,
+        CHECKPOINT_INDEX + "bool",
+    ),
+    Attack(
+        "checkpoint-index-str",
+        "checkpoint('1', x=1)\nreturn 1",
+        ErrorKind.POLICY,
+        CHECKPOINT_INDEX + "str",
+    ),
+    Attack(
+        "checkpoint-index-float",
+        "checkpoint(1.0)\nreturn 1",
+        ErrorKind.POLICY,
+        CHECKPOINT_INDEX + "float",
+    ),
+    Attack(
+        "checkpoint-index-int-subclass",
+        "class I(int):\n    pass\ncheckpoint(I(1))\nreturn 1",
+        ErrorKind.POLICY,
+        CHECKPOINT_INDEX + "I",
+    ),
+    Attack(
+        "checkpoint-index-zero", "checkpoint(0)\nreturn 1", ErrorKind.POLICY, CHECKPOINT_INDEX + "0"
+    ),
+    Attack(
+        "checkpoint-index-65", "checkpoint(65)\nreturn 1", ErrorKind.POLICY, CHECKPOINT_INDEX + "65"
+    ),
+    Attack(
+        "checkpoint-index-huge",
+        "checkpoint(-10**100)\nreturn 1",
+        ErrorKind.POLICY,
+        CHECKPOINT_INDEX + "an int of 333 bits",
+    ),
+    Attack(
+        "checkpoint-positional-values",
+        "checkpoint(1, 2)\nreturn 1",
+        ErrorKind.POLICY,
+        CHECKPOINT_USAGE,
+    ),
+    Attack("checkpoint-no-index", "checkpoint()\nreturn 1", ErrorKind.POLICY, CHECKPOINT_USAGE),
+    Attack(
+        "checkpoint-index-keyword",
+        "checkpoint(index=1)\nreturn 1",
+        ErrorKind.POLICY,
+        CHECKPOINT_USAGE,
+    ),
+    Attack(
+        "checkpoint-misuse-swallowed",
+        "try:\n    checkpoint('x')\nexcept Exception:\n    pass\nreturn 1",
+        ErrorKind.POLICY,
+        CHECKPOINT_INDEX + "str",
+    ),
+    Attack(
+        "checkpoint-misuse-then-raise",
+        "try:\n    checkpoint(1, 2)\nexcept Exception:\n    pass\nreturn 1 / 0",
+        ErrorKind.POLICY,
+        CHECKPOINT_USAGE,
+    ),
+    Attack(
+        "checkpoint-module-level-misuse",
+        "return 1",
+        COMPILE,
+        CHECKPOINT_INDEX + "str",
+        prelude="try:\n    checkpoint('x')\nexcept Exception:\n    pass\n",
+    ),
+    Attack(
+        "checkpoint-globals-literal",
+        "return checkpoint.__globals__",
+        COMPILE,
+        '"__globals__" is an invalid attribute name',
+    ),
+    Attack(
+        "checkpoint-closure-literal",
+        "return checkpoint.__closure__[0].cell_contents",
+        COMPILE,
+        '"__closure__" is an invalid attribute name',
+    ),
+    Attack(
+        "checkpoint-globals-getattr",
+        "return getattr(checkpoint, '__globals__')",
+        ErrorKind.POLICY,
+        _policy("__globals__"),
+    ),
+    Attack(
+        "checkpoint-closure-getattr",
+        "return getattr(checkpoint, '__clo' + 'sure__')",
+        ErrorKind.POLICY,
+        _policy("__closure__"),
+    ),
+    Attack(
+        "checkpoint-code-getattr",
+        "return getattr(checkpoint, '__code__')",
+        ErrorKind.POLICY,
+        _policy("__code__"),
+    ),
+    Attack(
+        "checkpoint-setattr",
+        "setattr(checkpoint, 'limit', 10**9)\nreturn 1",
+        ErrorKind.POLICY,
+        "ForbiddenAccess: objects of type 'function' are read-only in a black box",
+    ),
+    Attack(
+        "checkpoint-stop-caught-and-returned",
+        "try:\n    for i in range(100001):\n        checkpoint(1)\n"
+        "except BaseException as e:\n    return [str(type(e)), list(e.args)]",
+        ErrorKind.TRACE_LIMIT,
+        "checkpoint visits exceed the limit of 100000",
     ),
 ]
 
