@@ -28,6 +28,8 @@ __all__ = ["build_parser", "main"]
 
 _EPILOG = """\
 examples:
+  oracle-gen --category CRI --level hard             20 hard circuit boxes into ./suites/
+  oracle-gen --category CRI --level easy --output-mode gates   every gate answers (ORACLE)
   oracle-gen --category ERI --level hard             20 hard cipher boxes into ./suites/
   oracle-gen --category ERI --level easy -n 30 --seed 7 --out my-suite
   oracle-gen --category ERI --level hard --query-length 16   longer queries: fewer turns needed
@@ -127,6 +129,14 @@ def build_parser() -> ArgumentParser:
         default=None,
         metavar="K",
         help="letters a, b, ... (default 2)",
+    )
+    cri = parser.add_argument_group("CRI options")
+    cri.add_argument(
+        "--output-mode",
+        choices=("outputs", "gates"),
+        default=None,
+        help="what a query answers: the circuit's output bits (default: a true black box) "
+        "or every gate's value in order (ORACLE's mode: the wiring shows)",
     )
     eri = parser.add_argument_group("ERI options")
     eri.add_argument(
@@ -262,6 +272,8 @@ def _config(args: argparse.Namespace) -> GenerateConfig:
         raise UsageError(f"--states applies to DFA boxes, not {family.name}")
     if args.query_length is not None and family.name != "ERI":
         raise UsageError(f"--query-length applies to ERI boxes, not {family.name}")
+    if args.output_mode is not None and family.name != "CRI":
+        raise UsageError(f"--output-mode applies to CRI boxes, not {family.name}")
     config = GenerateConfig(
         category=args.category,
         level=_level(args),
@@ -274,6 +286,7 @@ def _config(args: argparse.Namespace) -> GenerateConfig:
         counterexamples=args.counterexamples,
         alphabet_size=args.alphabet_size,
         query_length=args.query_length,
+        output_mode=args.output_mode,
         llm=_llm_models(args),
         jobs=args.jobs,
         overwrite=args.overwrite,

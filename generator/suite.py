@@ -190,6 +190,8 @@ class GenerateConfig:
     """DFA only: letters a, b, ... (default 2)."""
     query_length: int | None = None
     """ERI only: the longest query in characters (default: 32 easy, 8 hard)."""
+    output_mode: str | None = None
+    """CRI only: ``outputs`` (default) or ``gates``."""
     llm: LlmModels | None = None
     """The models of the ``llm`` backend (required with it, refused without it)."""
     jobs: int = 1
@@ -206,6 +208,7 @@ class GenerateConfig:
             "counterexamples": self.counterexamples,
             "alphabet_size": self.alphabet_size,
             "query_length": self.query_length,
+            "output_mode": self.output_mode,
         }
         return {k: v for k, v in options.items() if v is not None}
 
