@@ -40,16 +40,16 @@ else:
         },
     )
 
-__all__ = [
+__all__ = [  # noqa: RUF022 - plain sorted(), as tests/test_layout.py checks
     "ALLOWED_MODULES",
     "ALL_LAYERS",
-    "HOOK_BUILTINS",
-    "MAX_CHECKPOINT",
     "CallError",
     "CallResult",
     "ErrorKind",
+    "HOOK_BUILTINS",
     "IsolationPolicy",
     "JSONValue",
+    "MAX_CHECKPOINT",
     "SandboxLimits",
     "SandboxWorker",
     "TraceRequest",
