@@ -9,9 +9,10 @@ from RestrictedPython.Eval import default_guarded_getitem, default_guarded_getit
 from RestrictedPython.Guards import guarded_iter_unpack_sequence, safer_getattr
 
 
-def restricted_blackbox(code: str) -> Any:
+def restricted_blackbox(code: str, **builtins: Any) -> Any:
     """The ``blackbox`` function of ``code`` compiled and run under RestrictedPython's
-    guards (the sandbox's policy layer; the process isolation is tested elsewhere)."""
+    guards (the sandbox's policy layer; the process isolation is tested elsewhere), with
+    ``builtins`` added (CII's ``checkpoint`` hook, say)."""
     result = compile_restricted_exec(code)
     assert not result.errors and result.code is not None, result.errors
     env: dict[str, Any] = dict(safe_globals)
@@ -23,7 +24,11 @@ def restricted_blackbox(code: str) -> Any:
         __name__="blackbox",
     )
     env["__builtins__"] = dict(
-        env["__builtins__"], sorted=sorted, reversed=reversed, enumerate=enumerate
+        env["__builtins__"],
+        sorted=sorted,
+        reversed=reversed,
+        enumerate=enumerate,
+        **builtins,
     )
     exec(result.code, env)
     return env["blackbox"]

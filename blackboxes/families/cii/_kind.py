@@ -1,0 +1,99 @@
+"""The contract of one CII program kind: its inputs, reference trace, template and params."""
+
+from __future__ import annotations
+
+from abc import ABC, abstractmethod
+from collections.abc import Iterable, Mapping
+from typing import Any
+
+from blackboxes.box import JSONValue, Level
+from blackboxes.families.cii._domains import Domain
+from oracle_bench.errors import FamilyError
+
+__all__ = [  # noqa: RUF022 (plain sorted order, tests/test_layout.py)
+    "Event",
+    "MAX_EVENTS",
+    "Params",
+    "ProgramKind",
+    "require_choice",
+    "require_int",
+]
+
+Params = dict[str, JSONValue]
+Event = tuple[int, dict[str, JSONValue]]
+"""One checkpoint visit: (checkpoint index, its keyword values in call order)."""
+
+
+class ProgramKind(ABC):
+    """One CII program kind at one level.
+
+    A box runs ``blackbox(a, b, ...)`` (the inputs in ``inputs`` order) which calls
+    ``checkpoint(k, name=value, ...)`` at numbered points and returns nothing. ``trace``
+    is the trusted reference: every checkpoint call the program makes, in order, with the
+    same keyword names and values, written independently of the box template (meaningful
+    names, straightforward Python). Tests run both and compare the traces.
+
+    Rules for kinds:
+    - every value is JSON without floats or dicts: int, bool, str, or lists of those
+      (nested lists allowed); no None;
+    - every input of the declared domains is valid (the box normalises, e.g. sorts, itself);
+    - at most ``MAX_EVENTS`` checkpoint calls for any input of the domains;
+    - every checkpoint 1..``checkpoints`` is reached by some input;
+    - the variable names are meaningless (single letters, distinct from the inputs');
+    - ``all_params`` lists every parameter setting (16..1500 of them); settings with the
+      same behaviour are fine (the family keeps the first of each), but the more of them
+      differ, the more there is to infer.
+    """
+
+    name: str
+    level: Level
+    inputs: tuple[tuple[str, Domain], ...]
+    """(name, domain) of each argument of ``blackbox``, in order."""
+    checkpoints: int
+    """Checkpoint indices are 1..checkpoints."""
+    template: str
+    """Template file under templates/code/cii/, e.g. ``"bubble_sort.py.j2"``."""
+
+    @abstractmethod
+    def all_params(self) -> Iterable[Params]:
+        """Every parameter setting, in a fixed order."""
+
+    @abstractmethod
+    def check_params(self, params: Mapping[str, JSONValue]) -> Params:
+        """Validated, normalised params (a copy); raises ``FamilyError``."""
+
+    @abstractmethod
+    def trace(self, params: Params, args: Mapping[str, JSONValue]) -> list[Event]:
+        """The reference: every checkpoint event of the program on ``args``."""
+
+    @abstractmethod
+    def context(self, params: Params) -> dict[str, Any]:
+        """The template's context for ``params``."""
+
+    @abstractmethod
+    def describe(self, params: Params) -> str:
+        """Neutral spec for a coder: the algorithm with every parameter stated, the exact
+        checkpoint placements and the values (names, order) each one records."""
+
+
+MAX_EVENTS = 2000
+"""The most checkpoint calls one box call may make over the kind's input domains."""
+
+
+def require_int(params: Mapping[str, JSONValue], key: str, lo: int, hi: int) -> int:
+    """``params[key]`` as an int in ``[lo, hi]``; raises ``FamilyError``."""
+    value = params.get(key)
+    if not isinstance(value, int) or isinstance(value, bool) or not lo <= value <= hi:
+        raise FamilyError(
+            f"CII parameter {key!r} must be an integer in [{lo}, {hi}], got {value!r}"
+        )
+    return value
+
+
+def require_choice(params: Mapping[str, JSONValue], key: str, choices: Iterable[object]) -> Any:
+    """``params[key]``, which must be one of ``choices`` (bools and ints kept apart)."""
+    options = list(choices)
+    value = params.get(key)
+    if value not in options or isinstance(value, bool) != any(isinstance(c, bool) for c in options):
+        raise FamilyError(f"CII parameter {key!r} must be one of {options!r}, got {value!r}")
+    return value
