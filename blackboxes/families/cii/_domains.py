@@ -61,7 +61,7 @@ class IntDomain(Domain):
     def check(self, value: object, name: str) -> JSONValue:
         if not _is_int(value) or not self.lo <= value <= self.hi:  # type: ignore[operator]
             raise InvalidQueryError(f"input {name} must be {self.describe()}, got {value!r}")
-        return value  # type: ignore[return-value]
+        return value
 
     def sample(self, rng: random.Random) -> JSONValue:
         return rng.randint(self.lo, self.hi)

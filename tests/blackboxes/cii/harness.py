@@ -44,8 +44,10 @@ def sandbox_trace(code: str, kind: ProgramKind, args: Mapping[str, JSONValue]) -
             visit = 1
             while True:
                 value = worker.call(*positional, trace=TraceRequest(index, visit)).unwrap()
+                assert isinstance(value, dict)
                 if value["values"] is None:
                     break
+                assert isinstance(value["values"], dict)
                 events.append((index, visit, value["values"]))
                 visit += 1
     # Per checkpoint, visits in order; the global interleaving is not observable this way.
