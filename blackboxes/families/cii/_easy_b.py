@@ -106,7 +106,7 @@ class FibonacciKind(ProgramKind):
 DIGITS_NUMBER = IntDomain(0, 9999)
 """The digits kind's input: an integer in 0..9999 (up to 14 binary digits)."""
 DIGIT_BASES = range(2, 11)
-DIGIT_OPS = ("sum", "reverse", "alternating", "product", "count")
+DIGIT_OPS = ("sum", "reverse", "alternating", "product", "largest", "squares", "count")
 DIGIT_THRESHOLDS = range(6)
 """The thresholds t of ``count`` (other operations have t = 0)."""
 
@@ -114,8 +114,9 @@ DIGIT_THRESHOLDS = range(6)
 class DigitsKind(ProgramKind):
     """A digit statistic of ``a`` in base ``base``, least significant digit first.
 
-    Params: base in 2..10; op sum, reverse, alternating, product (of the non-zero digits)
-    or count (of the digits > t, t in 0..5; t is 0 for the other operations); 90 settings.
+    Params: base in 2..10; op sum, reverse, alternating, product (of the non-zero digits),
+    largest (digit), squares (sum of squared digits) or count (of the digits > t, t in
+    0..5; t is 0 for the other operations); 108 settings.
     """
 
     name = "digits"
@@ -160,6 +161,10 @@ class DigitsKind(ProgramKind):
                 acc = acc + digit if position % 2 == 0 else acc - digit
             elif op == "product":
                 acc = acc * digit if digit != 0 else acc
+            elif op == "largest":
+                acc = max(acc, digit)
+            elif op == "squares":
+                acc = acc + digit * digit
             elif digit > threshold:
                 acc = acc + 1
             position = position + 1
@@ -184,6 +189,8 @@ class DigitsKind(ProgramKind):
             "the least significant digit counting +)",
             "product": "q becomes q * s if s is not 0 and stays the same if s is 0 (the "
             "product of the non-zero digits)",
+            "largest": "q becomes s if s > q and stays the same otherwise (the largest digit)",
+            "squares": "q becomes q + s * s (the sum of the squared digits)",
             "count": f"q becomes q + 1 if s > {s['t']} and stays the same otherwise (the "
             f"number of digits greater than {s['t']})",
         }[str(op)]
@@ -204,15 +211,16 @@ PREFIX_EQUALS = ("same", "ab", "ac", "bc")
 (All letters equal would never take the fallback loop, so it is left out.)"""
 PREFIX_ORDERS = ("forward", "reverse")
 PREFIX_RECORDS = ("border", "complement")
-PREFIX_FINALS = ("last", "max")
+PREFIX_FINALS = ("last", "max", "sum")
 
 
 class PrefixFunctionKind(ProgramKind):
     """The KMP prefix function of ``a`` (or of its reverse) under a letter equivalence.
 
     Params: equal in same, ab, ac, bc; order forward or reverse; record border (the table
-    holds border lengths) or complement (position + 1 - border); final last or max (what
-    the end checkpoint reports of the table); 32 settings.
+    holds border lengths) or complement (position + 1 - border); final last, max or sum (what
+    the end checkpoint reports of the table; complements never decrease, so there last and
+    max agree); 48 settings.
     """
 
     name = "prefix_function"
@@ -263,7 +271,7 @@ class PrefixFunctionKind(ProgramKind):
             borders.append(k)
             events.append((2, {"r": i, "q": k, "p": recorded()}))
         table = recorded()
-        final = table[-1] if spec["final"] == "last" else max(table)
+        final = {"last": table[-1], "max": max(table), "sum": sum(table)}[str(spec["final"])]
         events.append((3, {"p": table, "t": final}))
         return events
 

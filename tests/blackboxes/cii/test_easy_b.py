@@ -72,7 +72,7 @@ def test_export_order() -> None:
 
 
 @pytest.mark.parametrize(
-    ("kind", "count"), [(EASY_B[0], 648), (EASY_B[1], 90), (EASY_B[2], 32), (EASY_B[3], 80)]
+    ("kind", "count"), [(EASY_B[0], 648), (EASY_B[1], 108), (EASY_B[2], 48), (EASY_B[3], 80)]
 )
 def test_params_count(kind: ProgramKind, count: int) -> None:
     settings = list(kind.all_params())
