@@ -463,7 +463,8 @@ class EuclidKind(ProgramKind):
             f"Inputs a and b: each {NUMBER.describe()}. The program runs Euclid's gcd "
             f"algorithm ({'repeated subtraction' if spec['method'] == 'subtract' else 'remainders'}"
             f"{', extended' if extended else ''}) on p = {first} and q = {second}, with a step "
-            f"counter v = 0.{coefs} {loop} After each loop step, checkpoint 1 records "
+            f"counter v = 0.{coefs} {loop} After each loop step (v already counts it), "
+            "checkpoint 1 records "
             f"{step_names} (in that order). At the end, checkpoint 2 records {end_names} "
             "(w is the gcd; 0 when both start at 0)."
         )
