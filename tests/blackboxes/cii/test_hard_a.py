@@ -214,3 +214,101 @@ def test_quicksort_hoare_by_hand() -> None:
         (3, {"p": [3, 2, 1], "q": 0, "r": 1, "w": 0}),
         (4, {"p": [3, 2, 1]}),
     ]
+
+
+def test_merge_sort_top_down_by_hand() -> None:
+    kind = KINDS["merge_sort"]
+    params = {"shape": "topdown", "order": "asc", "lean": "left", "ties": "left", "modulus": 0}
+    # [2, 1, 3] splits 2 + 1; the left pair [2, 1] merges first.
+    assert kind.trace(params, {"a": [2, 1, 3]}) == [
+        (2, {"q": [1], "u": 0, "v": 2}),
+        (2, {"q": [1, 2], "u": 1, "v": 2}),
+        (1, {"q": [1, 2], "r": 0, "s": 1, "t": 2}),
+        (2, {"q": [1], "u": 1, "v": 2}),
+        (2, {"q": [1, 2], "u": 2, "v": 2}),
+        (2, {"q": [1, 2, 3], "u": 2, "v": 3}),
+        (1, {"q": [1, 2, 3], "r": 0, "s": 2, "t": 3}),
+        (3, {"p": [1, 2, 3]}),
+    ]
+
+
+def test_merge_sort_bottom_up_by_hand() -> None:
+    kind = KINDS["merge_sort"]
+    params = {"shape": "bottomup", "order": "asc", "lean": "right", "ties": "right", "modulus": 3}
+    # Keys mod 3 of [3, 6, 1] are 0, 0, 1; runs aligned to the end: (1, 2, 3) merges at
+    # width 1, then (0, 1, 3); 3 and 6 tie, and ties take from the right run.
+    assert kind.trace(params, {"a": [3, 6, 1]}) == [
+        (2, {"q": [6], "u": 2, "v": 2}),
+        (2, {"q": [6, 1], "u": 2, "v": 3}),
+        (1, {"q": [6, 1], "r": 1, "s": 2, "t": 3}),
+        (2, {"q": [6], "u": 0, "v": 2}),
+        (2, {"q": [6, 3], "u": 1, "v": 2}),
+        (2, {"q": [6, 3, 1], "u": 1, "v": 3}),
+        (1, {"q": [6, 3, 1], "r": 0, "s": 1, "t": 3}),
+        (3, {"p": [6, 3, 1]}),
+    ]
+
+
+def test_heap_sort_by_hand() -> None:
+    kind = KINDS["heap_sort"]
+    params = {"arity": 2, "heap": "max", "build": "siftdown", "child": "first", "modulus": 0}
+    assert kind.trace(params, {"a": [1, 3, 2]}) == [
+        (1, {"p": [3, 1, 2], "q": 0, "r": 1}),
+        (2, {"p": [3, 1, 2]}),
+        (3, {"p": [2, 1, 3], "s": 2, "t": 3}),
+        (3, {"p": [1, 2, 3], "s": 1, "t": 2}),
+        (4, {"p": [1, 2, 3]}),
+    ]
+    # Equal children: the first or the last one moves up.
+    first = kind.trace(params, {"a": [1, 5, 5]})[0]
+    last = kind.trace({**params, "child": "last"}, {"a": [1, 5, 5]})[0]
+    assert first == (1, {"p": [5, 1, 5], "q": 0, "r": 1})
+    assert last == (1, {"p": [5, 5, 1], "q": 0, "r": 2})
+
+
+def test_sieve_by_hand() -> None:
+    kind = KINDS["sieve"]
+    params = {
+        "start": "double",
+        "bound": "sqrt",
+        "odd": False,
+        "inclusive": True,
+        "output": "list",
+        "modulus": 0,
+    }
+    assert kind.trace(params, {"a": 10}) == [
+        (2, {"r": 2, "u": [2]}),
+        (1, {"r": 2, "s": 4, "t": 1}),
+        (1, {"r": 2, "s": 6, "t": 2}),
+        (1, {"r": 2, "s": 8, "t": 3}),
+        (1, {"r": 2, "s": 10, "t": 4}),
+        (2, {"r": 3, "u": [2, 3]}),
+        (1, {"r": 3, "s": 6, "t": 5}),
+        (1, {"r": 3, "s": 9, "t": 6}),
+        (2, {"r": 5, "u": [2, 3, 5]}),
+        (2, {"r": 7, "u": [2, 3, 5, 7]}),
+        (3, {"u": [2, 3, 5, 7], "t": 6}),
+    ]
+    odd = {**params, "start": "square", "odd": True, "inclusive": False}
+    odd.update(output="sum", modulus=7)
+    # n = 9: 2, 3, 5, 7 are found (sums mod 7: 2, 5, 3, 3); only 3 marks (9).
+    assert kind.trace(odd, {"a": 10}) == [
+        (2, {"r": 2, "u": 2}),
+        (2, {"r": 3, "u": 5}),
+        (1, {"r": 3, "s": 9, "t": 1}),
+        (2, {"r": 5, "u": 3}),
+        (2, {"r": 7, "u": 3}),
+        (3, {"u": 3, "t": 1}),
+    ]
+    assert kind.trace(params, {"a": 1}) == [(3, {"u": [], "t": 0})]
+
+
+def test_distinct_counts() -> None:
+    # Hoare ignores ``ties`` (quicksort); marking from p*p ignores ``bound`` (sieve).
+    rng = random.Random("distinct")
+    expected = {"quicksort": 144, "merge_sort": 80, "heap_sort": 96, "sieve": 96}
+    for kind in HARD_A:
+        (_, domain), *_ = kind.inputs
+        probes = domain.edges() + [domain.sample(rng) for _ in range(150)]
+        signatures = {repr([kind.trace(p, {"a": a}) for a in probes]) for p in kind.all_params()}
+        assert len(signatures) == expected[kind.name], kind.name
