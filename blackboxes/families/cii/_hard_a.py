@@ -199,7 +199,8 @@ class QuicksortKind(ProgramKind):
 
     def describe(self, params: Params) -> str:
         params = self.check_params(params)
-        target, before = _order_words(str(params["order"]))
+        target, _ = _order_words(str(params["order"]))
+        cmp = "<" if params["order"] == "asc" else ">"
         modulus = int(params["modulus"])
         pivot = {
             "first": "the pivot index m is lo",
@@ -223,7 +224,7 @@ class QuicksortKind(ProgramKind):
                 f"goes left, that is {rule}, swap p[i] and p[j] (even when i == j), call "
                 "checkpoint 2 with p (the whole list after the swap), u = i, v = j, then "
                 "increase i by 1. After the loop swap p[i] and p[hi] (no checkpoint); the split "
-                "s is i, the pivot's final position, and the two parts are lo..s-1 and s+1..hi."
+                "k is i, the pivot's final position, and the two parts are lo..k-1 and k+1..hi."
             )
         else:
             scheme = (
@@ -231,20 +232,20 @@ class QuicksortKind(ProgramKind):
                 "key(p[lo]), i = lo - 1, j = hi + 1. Repeat: increase i by 1, then keep "
                 "increasing i while key(p[i]) comes strictly before x; decrease j by 1, then keep "
                 "decreasing j while x comes strictly before key(p[j]); if i >= j stop with the "
-                "split s = j; otherwise swap p[i] and p[j] and call checkpoint 2 with p (the "
-                "whole list after the swap), u = i, v = j. The two parts are lo..s and s+1..hi."
+                "split k = j; otherwise swap p[i] and p[j] and call checkpoint 2 with p (the "
+                "whole list after the swap), u = i, v = j. The two parts are lo..k and k+1..hi."
             )
         first = "left" if params["first"] == "left" else "right"
         return (
             "Input a: a list of integers. Let p be a copy of a; it is sorted in place into "
             f"{target} order by quicksort. {_key_words(modulus)}"
-            f"Key x comes strictly before key y when {before}. "
+            f"A key k comes strictly before a key l when k {cmp} l. "
             "Ranges are inclusive index pairs (lo, hi) kept on an explicit stack (last in, first "
             "out). Start with the stack holding (0, len(p) - 1) if p has at least 2 elements, "
             "else empty. While the stack is not empty: pop (lo, hi); "
             f"{pivot}; call checkpoint 1 with q = lo, r = hi, s = m, t = p[m] (the raw value); "
             f"partition by the {scheme} Then call checkpoint 3 with p (the whole list), q = lo, "
-            f"r = hi, w = s. Then the {first} part is to be sorted first: push the other part "
+            f"r = hi, w = k. Then the {first} part is to be sorted first: push the other part "
             f"and then the {first} part, each only if it has at least 2 elements (its lo < hi). "
             "When the stack is empty, call checkpoint 4 with p (the sorted list). "
             "Checkpoint keywords are recorded in the order given."
@@ -661,9 +662,11 @@ class SieveKind(ProgramKind):
         limit = "n = a" if params["inclusive"] else "n = a - 1"
         step = "2*x" if odd else "x"
         if params["start"] == "square":
-            first = "x*x"
+            first, note = "x*x", ""
+        elif odd:
+            first, note = "3*x", " (from the first odd multiple after x)"
         else:
-            first = "3*x (the first odd multiple after x)" if odd else "2*x"
+            first, note = "2*x", " (from the first multiple after x)"
         bound = (
             "only if x*x <= n (otherwise x marks nothing)"
             if params["bound"] == "sqrt"
@@ -692,7 +695,7 @@ class SieveKind(ProgramKind):
             f"2..n (nothing when n < 2). Every number starts unmarked. {scan} If x is marked it "
             "is skipped; otherwise x is a prime: update u, where "
             f"{output}, and call checkpoint 2 with r = x, u. Then, {bound}, mark the multiples "
-            f"m = {first}, {first.split(' ')[0]} + {step}, ... up to n in steps of {step}: each "
+            f"m = {first}, {first} + {step}, ... up to n in steps of {step}{note}: each "
             "marking (even of a number marked before) increases the mark counter t (starting "
             "at 0) and calls checkpoint 1 with r = x, s = m, t. After the scan, call checkpoint "
             "3 with u and t. Checkpoint keywords are recorded in the order given."
