@@ -215,9 +215,11 @@ class PooledBox:
             self._borrow(lambda worker: None)
         return self._layers if self._layers is not None else frozenset()
 
-    def call(self, x: Any) -> Any:
-        """``SandboxWorker.call(x)`` on a borrowed worker."""
-        return self._borrow(lambda worker: worker.call(x))
+    def call(self, *args: Any, trace: Any = None) -> Any:
+        """``SandboxWorker.call(*args, trace=trace)`` on a borrowed worker."""
+        if trace is None:
+            return self._borrow(lambda worker: worker.call(*args))
+        return self._borrow(lambda worker: worker.call(*args, trace=trace))
 
     def _borrow(self, use: Callable[[Any], Any]) -> Any:
         lease = self._pool.lease(self._box)

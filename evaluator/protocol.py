@@ -41,6 +41,7 @@ from evaluator.usage import agent_llm_calls, totals_of
 from oracle_bench.bounded import BoundsError, check_text, recordable_text
 from oracle_bench.errors import InvalidQueryError
 from oracle_bench.rng import rng_for
+from sandbox.trace import call_box
 
 __all__ = [
     "DEFAULT_MAX_REASKS",
@@ -95,7 +96,10 @@ class BoxEnvironment(Protocol):
     @property
     def layers(self) -> frozenset[Any]: ...
 
-    def call(self, x: JSONValue) -> CallResultLike: ...
+    def call(self, *args: JSONValue, trace: Any = None) -> CallResultLike:
+        """The box's entry on ``args``; with ``trace`` (a ``sandbox.TraceRequest``), the
+        values of one checkpoint visit instead of its return value."""
+        ...
 
 
 @dataclass(frozen=True)
@@ -173,7 +177,7 @@ class _Episode:
                 error_kind=INVALID_QUERY,
             )
             return rec, Observation(turn=index, query_text=text, response=shown)
-        result = self.env.call(x)
+        result = call_box(self.env, self.family.box_call(x))
         if result.ok:
             try:
                 shown = self.family.render_output(result.value)
@@ -257,17 +261,17 @@ class _Episode:
         k = self.family.test_items
         exclude = [t.query for t in self.turns if t.valid]
         rng = rng_for(self.box.hidden.test_seed, "test")
-        inputs = self.family.test_inputs(rng, k, exclude)
-        pairs: list[tuple[JSONValue, JSONValue]] = []
-        for x in inputs:
-            result = self.env.call(x)
+
+        def ask(x: JSONValue) -> JSONValue:
+            result = call_box(self.env, self.family.box_call(x))
             if not result.ok:
                 kind = _name(result.error.kind) if result.error is not None else "unknown"
                 raise BoxFailureError(
                     f"the box failed on held-out input {self.family.format_query(x)!r} ({kind})"
                 )
-            pairs.append((x, result.value))
-        return pairs
+            return result.value
+
+        return self.family.held_out(rng, k, exclude, ask)
 
     def evaluate(self) -> None:
         pairs = self.held_out()
@@ -282,7 +286,7 @@ class _Episode:
             for a in range(shots):
                 prompt = (
                     f"Question {n} of {k} (attempt {a + 1} of {shots}). "
-                    f"Input: {input_text}\nWhat does the black box output?"
+                    f"Input: {input_text}\n{self.family.question_text}"
                 )
                 question = Question(
                     prompt=prompt, input_text=input_text, input=x, item=n, attempt=a

@@ -44,7 +44,7 @@ from oracle_bench.errors import (
     UsageError,
 )
 from providers.types import ChatMessage, Provider, Reply, ToolSpec
-from sandbox import ALLOWED_MODULES, SandboxLimits, SandboxWorker, allowed_builtins
+from sandbox import ALLOWED_MODULES, SandboxLimits, SandboxWorker, allowed_builtins, call_box
 from templates import render
 
 __all__ = [
@@ -336,6 +336,8 @@ class LlmBackend:
             "input_schema": family.input_schema,
             "output_schema": family.output_schema,
             "entry": "blackbox",
+            "signature": family.entry_signature_of(rule),
+            "notes": family.coder_notes,
         }
 
     # -- the Backend protocol -------------------------------------------------
@@ -412,7 +414,7 @@ class LlmBackend:
                 except FamilyError as exc:
                     turns.append(PlayTurn(query, error=f"invalid query: {exc}"))
                     continue
-                result = worker.call(x)
+                result = call_box(worker, family.box_call(x))
                 if not result.ok:
                     shown = result.error.render() if result.error else "error"
                     turns.append(PlayTurn(query, error=shown[:_MAX_PLAY_OUTPUT]))

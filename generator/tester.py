@@ -31,7 +31,7 @@ from typing import Any
 
 from blackboxes.families import Family, Rule
 from oracle_bench.errors import SandboxError
-from sandbox import ErrorKind, SandboxLimits, SandboxWorker
+from sandbox import ErrorKind, SandboxLimits, SandboxWorker, call_box
 
 __all__ = [
     "DEFAULT_TESTER_BUDGET_S",
@@ -166,7 +166,7 @@ def check_candidate(
             if deadline is not None and time.monotonic() >= deadline:
                 stop = f"stopped when the tester's time budget of {budget_s:g} s ran out"
                 break
-            result = worker.call(x)
+            result = call_box(worker, family.box_call(x))
             if result.ok:
                 outputs.append(result.value)
                 continue
@@ -209,7 +209,9 @@ def check_candidate(
     if complete:
         # A box that had to be stopped is not run again: a second worker would only
         # fail (or run out of time) the same way.
-        checks["deterministic"] = _deterministic(code, entry, limits, inputs, outputs, deadline)
+        checks["deterministic"] = _deterministic(
+            family, code, entry, limits, inputs, outputs, deadline
+        )
         if checks["deterministic"] is None:
             errors.append(
                 f"the determinism check was not run: the tester's time budget of "
@@ -229,6 +231,7 @@ def check_candidate(
 
 
 def _deterministic(
+    family: Family,
     code: str,
     entry: str,
     limits: SandboxLimits,
@@ -246,7 +249,7 @@ def _deterministic(
             for i in sample:
                 if deadline is not None and time.monotonic() >= deadline:
                     return None
-                again = worker.call(inputs[i])
+                again = call_box(worker, family.box_call(inputs[i]))
                 if (again.value if again.ok else None) != outputs[i]:
                     return False
     except SandboxError:

@@ -9,7 +9,8 @@ and each subclass also inherits the builtin a caller would naturally catch::
     ├── BoxError                               the Box format on disk
     │   ├── BoxNotFoundError(FileNotFoundError)
     │   ├── CorruptBoxError(ValueError)        unreadable JSON or failing validation
-    │   └── TamperedBoxError(ValueError)       a file whose digest no longer matches
+    │   ├── TamperedBoxError(ValueError)       a file whose digest no longer matches
+    │   └── BoxOutputError(ValueError)         an output that does not fit the protocol
     ├── FamilyError(ValueError)                a family refused a rule, a query or an answer
     │   └── InvalidQueryError                  a query the family cannot parse
     ├── SandboxError(RuntimeError)             running untrusted code
@@ -38,6 +39,7 @@ from pathlib import Path
 __all__ = [
     "BoxError",
     "BoxNotFoundError",
+    "BoxOutputError",
     "CorruptBoxError",
     "EvaluationError",
     "FamilyError",
@@ -104,6 +106,10 @@ class CorruptBoxError(BoxError, ValueError):
 
 class TamperedBoxError(BoxError, ValueError):
     """A file's content no longer matches the digest recorded in suite.json."""
+
+
+class BoxOutputError(BoxError, ValueError):
+    """A box's output does not fit its family's protocol (a box fault, not the agent's)."""
 
 
 class FamilyError(OracleBenchError, ValueError):

@@ -19,7 +19,7 @@ if TYPE_CHECKING:
     from sandbox.policy import ALLOWED_MODULES, HOOK_BUILTINS, allowed_builtins, compile_check
     from sandbox.pool import WorkerPool
     from sandbox.results import CallError, CallResult, ErrorKind, JSONValue
-    from sandbox.trace import MAX_CHECKPOINT, TraceRequest
+    from sandbox.trace import MAX_CHECKPOINT, TraceRequest, call_box
     from sandbox.worker import SandboxWorker, run_once
 else:
     __getattr__, __dir__ = lazy_exports(
@@ -35,7 +35,7 @@ else:
             ),
             "sandbox.pool": ("WorkerPool",),
             "sandbox.results": ("CallError", "CallResult", "ErrorKind", "JSONValue"),
-            "sandbox.trace": ("MAX_CHECKPOINT", "TraceRequest"),
+            "sandbox.trace": ("MAX_CHECKPOINT", "TraceRequest", "call_box"),
             "sandbox.worker": ("SandboxWorker", "run_once"),
         },
     )
@@ -56,6 +56,7 @@ __all__ = [  # noqa: RUF022 - plain sorted(), as tests/test_layout.py checks
     "WorkerPool",
     "allowed_builtins",
     "available_layers",
+    "call_box",
     "compile_check",
     "run_once",
 ]

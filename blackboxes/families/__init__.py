@@ -17,16 +17,17 @@ from oracle_bench.errors import UnknownNameError
 
 if TYPE_CHECKING:
     from blackboxes.box import BoxInfo, Level
-    from blackboxes.families._base import Family, HypothesisSpace, Rule, t_info
+    from blackboxes.families._base import BoxCall, Family, HypothesisSpace, Rule, t_info
 else:
     __getattr__, __dir__ = lazy_exports(
         __name__,
-        {"blackboxes.families._base": ("Family", "HypothesisSpace", "Rule", "t_info")},
+        {"blackboxes.families._base": ("BoxCall", "Family", "HypothesisSpace", "Rule", "t_info")},
     )
 
-__all__ = [
-    "LEVELS",
+__all__ = [  # noqa: RUF022 (plain sorted order, tests/test_layout.py)
+    "BoxCall",
     "Family",
+    "LEVELS",
     "HypothesisSpace",
     "Rule",
     "family_for_box",

@@ -14,7 +14,7 @@ from blackboxes.families import LEVELS
 from blackboxes.information import VersionSpace
 from oracle_bench.errors import FamilyError, UsageError
 
-__all__ = ["LEVELS", "Family", "HypothesisSpace", "Rule", "t_info"]
+__all__ = ["BoxCall", "Family", "HypothesisSpace", "LEVELS", "Rule", "t_info"]  # noqa: RUF022
 
 
 @dataclass(frozen=True)
@@ -32,6 +32,16 @@ class Rule:
 
     def __call__(self, x: JSONValue) -> JSONValue:
         return self.fn(x)
+
+
+@dataclass(frozen=True)
+class BoxCall:
+    """How one query is put to a box: the entry's arguments and, for families whose boxes
+    report checkpoints (CII), which checkpoint visit to capture."""
+
+    args: tuple[JSONValue, ...]
+    checkpoint: int | None = None
+    visit: int | None = None
 
 
 @dataclass(frozen=True)
@@ -169,6 +179,15 @@ class Family(ABC):
         )
 
     # -- code ----------------------------------------------------------------
+    entry_signature: ClassVar[str] = "x"
+    """The parameters of the box's entry point, as the coder prompt shows them."""
+    coder_notes: ClassVar[str] = ""
+    """Extra interface rules for an LLM coder (CII: the checkpoint hook)."""
+
+    def entry_signature_of(self, rule: Rule) -> str:
+        """The entry's parameters for a box of ``rule`` (CII: the kind's input names)."""
+        return self.entry_signature
+
     @abstractmethod
     def code_template(self, rule: Rule) -> tuple[str, dict[str, Any]]:
         """(template name under templates/code/, context) rendering this rule's blackbox.py."""
@@ -215,6 +234,26 @@ class Family(ABC):
         except (TypeError, ValueError):
             return False
         return self.normalise_answer(text) == text
+
+    def box_call(self, x: JSONValue) -> BoxCall:
+        """How query (or held-out item) ``x`` is put to the box: by default ``blackbox(x)``."""
+        return BoxCall((x,))
+
+    question_text: ClassVar[str] = "What does the black box output?"
+    """The question after each held-out input in the evaluation phase."""
+
+    def held_out(
+        self,
+        rng: random.Random,
+        k: int,
+        exclude: Collection[JSONValue],
+        ask: Callable[[JSONValue], JSONValue],
+    ) -> list[tuple[JSONValue, JSONValue]]:
+        """The ``k`` held-out (item, expected answer) pairs; ``ask(x)`` is the box's output
+        for a query (it raises if the box fails). By default the box's outputs on
+        :meth:`test_inputs`; a family whose items depend on what the box does (CII asks only
+        checkpoint visits that happen) overrides this."""
+        return [(x, ask(x)) for x in self.test_inputs(rng, k, exclude)]
 
     def check_answer(self, expected: JSONValue, answer: str) -> bool:
         """Exact match after :meth:`normalise_answer` (families with tolerance override)."""

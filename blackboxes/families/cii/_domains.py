@@ -7,7 +7,7 @@ from abc import ABC, abstractmethod
 from dataclasses import dataclass
 
 from blackboxes.box import JSONValue
-from oracle_bench.errors import InvalidQueryError
+from oracle_bench.errors import FamilyError, InvalidQueryError
 
 __all__ = [  # noqa: RUF022 (plain sorted order, tests/test_layout.py)
     "Domain",
@@ -18,6 +18,8 @@ __all__ = [  # noqa: RUF022 (plain sorted order, tests/test_layout.py)
     "PAIRS",
     "TextDomain",
     "WORD",
+    "domain_from_json",
+    "domain_to_json",
 ]
 
 
@@ -149,3 +151,72 @@ NUMBER = IntDomain(0, 40)
 """The usual integer input."""
 WORD = TextDomain("abc", 1, 10)
 """The usual string input: 1 to 10 letters from a, b, c."""
+
+
+def domain_to_json(domain: Domain) -> dict[str, JSONValue]:
+    """The domain as box.json's ``interface`` states it."""
+    if isinstance(domain, IntDomain):
+        return {"type": "int", "lo": domain.lo, "hi": domain.hi}
+    if isinstance(domain, ListDomain):
+        return {
+            "type": "list",
+            "min_len": domain.min_len,
+            "max_len": domain.max_len,
+            "lo": domain.lo,
+            "hi": domain.hi,
+        }
+    if isinstance(domain, TextDomain):
+        return {
+            "type": "text",
+            "alphabet": domain.alphabet,
+            "min_len": domain.min_len,
+            "max_len": domain.max_len,
+        }
+    raise FamilyError(f"no JSON form for CII domain {domain!r}")
+
+
+_LIMIT = 10_000
+
+
+def _bounded(spec: dict[str, object], key: str, lo: int = -_LIMIT, hi: int = _LIMIT) -> int:
+    value = spec.get(key)
+    if not _is_int(value) or not lo <= value <= hi:  # type: ignore[operator]
+        raise FamilyError(f"CII interface: {key} must be an integer in {lo}..{hi}, got {value!r}")
+    return value  # type: ignore[return-value]
+
+
+def domain_from_json(spec: object) -> Domain:
+    """The domain of one box.json input; raises ``FamilyError`` for anything else."""
+    if not isinstance(spec, dict):
+        raise FamilyError(f"CII interface: an input domain is an object, got {spec!r}")
+    kind = spec.get("type")
+    fields = {
+        "int": {"type", "lo", "hi"},
+        "list": {"type", "min_len", "max_len", "lo", "hi"},
+        "text": {"type", "alphabet", "min_len", "max_len"},
+    }.get(kind if isinstance(kind, str) else "")
+    if fields is None or set(spec) != fields:
+        raise FamilyError(f"CII interface: not an input domain: {spec!r}")
+    if kind == "int":
+        lo, hi = _bounded(spec, "lo"), _bounded(spec, "hi")
+        if lo > hi:
+            raise FamilyError(f"CII interface: empty integer domain {spec!r}")
+        return IntDomain(lo, hi)
+    min_len, max_len = _bounded(spec, "min_len", 0, 64), _bounded(spec, "max_len", 0, 64)
+    if min_len > max_len:
+        raise FamilyError(f"CII interface: empty length range {spec!r}")
+    if kind == "list":
+        lo, hi = _bounded(spec, "lo"), _bounded(spec, "hi")
+        if lo > hi:
+            raise FamilyError(f"CII interface: empty value range {spec!r}")
+        return ListDomain(min_len, max_len, lo, hi)
+    alphabet = spec.get("alphabet")
+    if (
+        not isinstance(alphabet, str)
+        or not 1 <= len(alphabet) <= 26
+        or not alphabet.isalpha()
+        or not alphabet.isascii()
+        or len(set(alphabet)) != len(alphabet)
+    ):
+        raise FamilyError(f"CII interface: alphabet must be distinct ASCII letters: {spec!r}")
+    return TextDomain(alphabet, min_len, max_len)

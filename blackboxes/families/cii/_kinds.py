@@ -1,0 +1,100 @@
+"""The CII kinds of each level, in a fixed order, and what the family derives from each."""
+
+from __future__ import annotations
+
+import itertools
+import math
+from dataclasses import dataclass
+from functools import cache
+
+from blackboxes.box import JSONValue
+from blackboxes.families._base import HypothesisSpace
+from blackboxes.families.cii._domains import Domain
+from blackboxes.families.cii._easy_a import EASY_A
+from blackboxes.families.cii._easy_b import EASY_B
+from blackboxes.families.cii._hard_a import HARD_A
+from blackboxes.families.cii._hard_b import HARD_B
+from blackboxes.families.cii._kind import Params, ProgramKind
+from blackboxes.families.cii._query import canonical
+from blackboxes.families.cii._space import ProgramSpace, TraceMemo
+from blackboxes.families.cii._trace import Grouped, group, observation
+from oracle_bench.rng import rng_for
+
+__all__ = ["KINDS", "LEVEL_KINDS", "Analysis", "analysis", "probe_inputs", "signature"]
+
+KINDS: dict[str, ProgramKind] = {k.name: k for k in (*EASY_A, *EASY_B, *HARD_A, *HARD_B)}
+LEVEL_KINDS: dict[str, tuple[str, ...]] = {
+    "easy": tuple(k.name for k in (*EASY_A, *EASY_B)),
+    "hard": tuple(k.name for k in (*HARD_A, *HARD_B)),
+}
+
+_RANDOM_PROBES = 16
+_EDGE_PROBES = 8
+_SPLIT_VISITS = 8
+
+
+def signature(inputs: tuple[tuple[str, Domain], ...], checkpoints: int) -> str:
+    """Equal for kinds an agent cannot tell apart from the intro (inputs and checkpoints)."""
+    return canonical([[name, domain.key] for name, domain in inputs] + [checkpoints])
+
+
+def probe_inputs(kind: ProgramKind) -> list[dict[str, JSONValue]]:
+    """Fixed input sets that tell the kind's parameterisations apart: edge combinations,
+    then seeded random ones."""
+    edges = [domain.edges() for _, domain in kind.inputs]
+    names = [name for name, _ in kind.inputs]
+    probes = [dict(zip(names, combo, strict=True)) for combo in itertools.product(*edges)]
+    probes = probes[:_EDGE_PROBES]
+    rng = rng_for(0, "CII probes", kind.name)
+    probes += [
+        {name: domain.sample(rng) for name, domain in kind.inputs} for _ in range(_RANDOM_PROBES)
+    ]
+    return probes
+
+
+@dataclass(frozen=True)
+class Analysis:
+    """A kind's distinct parameterisations (its H) and their shared trace memo."""
+
+    kind: ProgramKind
+    hypotheses: tuple[Params, ...]
+    """The first setting of each behaviour class on the probes, in ``all_params`` order."""
+    settings: int
+    """``len(all_params())``."""
+    memo: TraceMemo
+    widest_split: int
+    """The most distinct answers one probe query (input set, checkpoint, visit 1..8) gets
+    from the hypotheses: the |Y| behind T_info."""
+
+    def space(self) -> ProgramSpace:
+        return ProgramSpace(self.memo)
+
+    def hypothesis(self) -> HypothesisSpace:
+        # A visit's values are unbounded in principle; what bounds a query's information is
+        # how many ways it can split H. log2|H| is exact; |Y| is the widest split measured
+        # on the probe queries, so T_info is a lower bound over those queries.
+        return HypothesisSpace(
+            log2_h=math.log2(len(self.hypotheses)), log2_y=math.log2(max(2, self.widest_split))
+        )
+
+
+@cache
+def analysis(name: str) -> Analysis:
+    """Computed once per process: every setting run on the probes."""
+    kind = KINDS[name]
+    probes = probe_inputs(kind)
+    seen: dict[str, tuple[Params, list[Grouped]]] = {}
+    settings = 0
+    for params in kind.all_params():
+        settings += 1
+        traces = [kind.trace(params, probe) for probe in probes]
+        seen.setdefault(canonical(traces), (params, [group(t) for t in traces]))
+    hypotheses = tuple(params for params, _ in seen.values())
+    grouped = [g for _, g in seen.values()]
+    widest = 1
+    for p in range(len(probes)):
+        for k in range(1, kind.checkpoints + 1):
+            for v in range(1, _SPLIT_VISITS + 1):
+                answers = {canonical(observation(g[p], k, v)) for g in grouped}
+                widest = max(widest, len(answers))
+    return Analysis(kind, hypotheses, settings, TraceMemo(kind, hypotheses), widest)
