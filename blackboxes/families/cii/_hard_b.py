@@ -41,15 +41,16 @@ def _int_list(value: JSONValue) -> list[int]:
 SEPARATOR = "|"
 """The separator of the transformed string in the ``sep`` mode (never equal to a letter)."""
 PAIRS_EQUAL = ("", "ab", "ac", "bc")
+MANACHER_REPORTS = ("length", "start", "end", "count")
 """Letter equivalence: ``""`` identity, else the two letters of the pair count as equal."""
 
 
 class ManacherKind(ProgramKind):
     """Manacher's algorithm on the word (odd radii, or the separator-transformed string).
 
-    Params: ``mode`` odd/sep, ``report`` length/start/count, ``pair`` (letters treated
-    equal), ``tie`` first/last (which longest palindrome's start), ``least`` (the shortest
-    length counted, 1..3); 2 x 3 x 4 x 2 x 3 = 144 settings.
+    Params: ``mode`` odd/sep, ``report`` length/start/end/count, ``pair`` (letters treated
+    equal), ``tie`` first/last (which longest palindrome's start or end), ``least`` (the
+    shortest length counted, 1..4); 2 x 4 x 4 x 2 x 4 = 256 settings (68 behaviours).
     """
 
     name = "manacher"
@@ -60,17 +61,17 @@ class ManacherKind(ProgramKind):
 
     def all_params(self) -> Iterator[Params]:
         for mode, report, pair, tie, least in product(
-            ("odd", "sep"), ("length", "start", "count"), PAIRS_EQUAL, ("first", "last"), (1, 2, 3)
+            ("odd", "sep"), MANACHER_REPORTS, PAIRS_EQUAL, ("first", "last"), (1, 2, 3, 4)
         ):
             yield {"mode": mode, "report": report, "pair": pair, "tie": tie, "least": least}
 
     def check_params(self, params: Mapping[str, JSONValue]) -> Params:
         return {
             "mode": require_choice(params, "mode", ("odd", "sep")),
-            "report": require_choice(params, "report", ("length", "start", "count")),
+            "report": require_choice(params, "report", MANACHER_REPORTS),
             "pair": require_choice(params, "pair", PAIRS_EQUAL),
             "tie": require_choice(params, "tie", ("first", "last")),
-            "least": require_int(params, "least", 1, 3),
+            "least": require_int(params, "least", 1, 4),
         }
 
     def trace(self, params: Params, args: Mapping[str, JSONValue]) -> list[Event]:
@@ -85,7 +86,7 @@ class ManacherKind(ProgramKind):
         events: list[Event] = []
         radius = [0] * len(text)
         left, right = 0, -1
-        best_length, best_start, count = 0, 0, 0
+        best_length, best_start, best_end, count = 0, 0, 0, 0
         reported = 0
         for centre in range(len(text)):
             k = 0
@@ -107,11 +108,15 @@ class ManacherKind(ProgramKind):
                 length, start = k, (centre - k) // 2
             # Palindromes sharing this centre: lengths length, length - 2, ... down to 1 or 2.
             count += sum(1 for n in range(length, 0, -2) if n >= int(p["least"]))
-            if length > best_length or (p["tie"] == "last" and length == best_length):
-                best_length, best_start = length, start
-            reported = {"length": best_length, "start": best_start, "count": count}[
-                str(p["report"])
-            ]
+            # A tie needs a real palindrome: the empty one at the first separator never counts.
+            if length > best_length or (p["tie"] == "last" and length == best_length > 0):
+                best_length, best_start, best_end = length, start, start + length - 1
+            reported = {
+                "length": best_length,
+                "start": best_start,
+                "end": best_end,
+                "count": count,
+            }[str(p["report"])]
             events.append(
                 (2, {"q": centre, "p": list(radius), "s": left, "u": right, "y": reported})
             )
@@ -159,8 +164,11 @@ class ManacherKind(ProgramKind):
             "initially 0)",
             "start": "y is the start of the longest palindrome so far (initially 0; keep a "
             "best length, initially 0, and update both when L > best"
-            + (" or L == best" if p["tie"] == "last" else "")
+            + (" or L == best > 0" if p["tie"] == "last" else "")
             + ")",
+            "end": "y is the index in a of the last letter of the longest palindrome so far, "
+            "start + L - 1 (initially 0; keep a best length, initially 0, and update both when "
+            "L > best" + (" or L == best > 0" if p["tie"] == "last" else "") + ")",
             "count": f"y counts palindromic substrings of length >= {p['least']}: at each "
             f"centre add the number of lengths L, L-2, L-4, ... that are >= 1 and >= "
             f"{p['least']} (initially 0)",

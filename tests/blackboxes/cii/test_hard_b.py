@@ -20,7 +20,7 @@ from oracle_bench.errors import FamilyError
 from tests.blackboxes.cii.harness import box_code, by_checkpoint, sandbox_trace, template_trace
 
 KINDS = {kind.name: kind for kind in HARD_B}
-COUNTS = {"manacher": 144, "lis": 128, "knapsack": 192, "bignum": 72}
+COUNTS = {"manacher": 256, "lis": 128, "knapsack": 192, "bignum": 72}
 
 
 def _settings(kind: ProgramKind, n: int = 24) -> list[Params]:
@@ -170,6 +170,14 @@ def test_manacher_by_hand() -> None:
     assert _by_index(kind.trace(params, {"a": "abc"}), 3)[0]["y"] == 2
     params = {**params, "tie": "first"}
     assert _by_index(kind.trace(params, {"a": "abc"}), 3)[0]["y"] == 0
+    # "aba" and "bab" tie in "abab": the first ends at 2, the last at 3.
+    params = {"mode": "odd", "report": "end", "pair": "", "tie": "first", "least": 1}
+    assert _by_index(kind.trace(params, {"a": "abab"}), 3)[0]["y"] == 2
+    params = {**params, "tie": "last"}
+    assert _by_index(kind.trace(params, {"a": "abab"}), 3)[0]["y"] == 3
+    # Lengths >= 4 in "aaaa" with separators: "aaaa" once.
+    params = {"mode": "sep", "report": "count", "pair": "", "tie": "first", "least": 4}
+    assert _by_index(kind.trace(params, {"a": "aaaa"}), 3)[0]["y"] == 1
 
 
 def test_lis_by_hand() -> None:
