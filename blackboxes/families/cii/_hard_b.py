@@ -451,7 +451,7 @@ class KnapsackKind(ProgramKind):
                 "to u, then checkpoint 1 records q, r = c, s = the cell. After the row "
                 "checkpoint 2 records q, p = u; u becomes the previous row."
             )
-            answer = f"the last row's [{cap}] ([0]*... if no rows)"
+            answer = f"the last row's [{cap}]"
         return (
             "Inputs a (weights) and b (values), lists of digits; use the first n = "
             "min(len(a), len(b)) of each, item q = (a[q], b[q]). Item q has weight w = "
