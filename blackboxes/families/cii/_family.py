@@ -30,6 +30,7 @@ _DESIGN_CHECKPOINTS = 3
 """The interface an LLM-designed CII rule is given (its designer is told it)."""
 _MAX_INPUTS = 6
 _INPUT_TRIES = 200
+_PLAN_VISITS = (2, 1)
 
 _INTRO = (
     "You are exploring a black box: a hidden Python program blackbox({names}) that runs on "
@@ -90,8 +91,8 @@ class CodeIntentInference(Family):
     compact JSON after :func:`~blackboxes.families.cii._query.normalise_value`.
 
     Information. H is the kind's parameterisations, one per behaviour class on fixed probe
-    inputs (exact: boxes are drawn only from those classes); |Y| is the widest split of H by
-    one probe query, so T_info is a lower bound over the probe queries.
+    inputs (exact: boxes are drawn only from those classes). A visit shows every recorded
+    variable, so one query can tell every program of a kind apart: |Y| = |H|, T_info = 1.
     """
 
     name: ClassVar[str] = "CII"
@@ -298,14 +299,10 @@ class CodeIntentInference(Family):
         return {name: domain.sample(rng) for name, domain in self.inputs}
 
     def _fixed_inputs(self) -> list[dict[str, JSONValue]]:
-        """Edges, then fixed random input sets (the same for every box of this interface)."""
-        names = [name for name, _ in self.inputs]
-        first = [
-            dict(zip(names, combo, strict=True))
-            for combo in zip(*(d.edges() for _, d in self.inputs), strict=False)
-        ]
+        """Fixed random input sets (the same for every box of this interface): the plan's.
+        Random rather than edge values, since a sorted or constant list runs few steps."""
         rng = rng_for(0, "CII plan", signature(self.inputs, self.checkpoints))
-        return first + [self._random_inputs(rng) for _ in range(64)]
+        return [self._random_inputs(rng) for _ in range(64)]
 
     def random_query(self, rng: random.Random) -> JSONValue:
         visit = 1 + min(int(rng.expovariate(0.4)), 31)
@@ -316,10 +313,10 @@ class CodeIntentInference(Family):
         }
 
     def exploration_plan(self, level: Level, turns: int) -> list[JSONValue]:
-        """Per fixed input set (edges first), visits 1 and 2 of every checkpoint in order."""
+        """Per fixed input set, visits 2 and 1 of every checkpoint in order."""
         plan: list[JSONValue] = []
         for inputs in self._fixed_inputs():
-            for visit in (1, 2):
+            for visit in _PLAN_VISITS:
                 for k in range(1, self.checkpoints + 1):
                     if len(plan) == turns:
                         return plan
@@ -355,7 +352,9 @@ class CodeIntentInference(Family):
         """Per input set (edges first, then random): every checkpoint at visits 1, 2, 3, 7
         and one far past any run's end (the "not reached" answer is tested too)."""
         out: list[JSONValue] = []
-        sets = self._fixed_inputs()[:4]
+        names = [name for name, _ in self.inputs]
+        edges = zip(*(d.edges() for _, d in self.inputs), strict=False)
+        sets = [dict(zip(names, combo, strict=True)) for combo in edges]
         while len(out) < n:
             inputs = sets.pop(0) if sets else self._random_inputs(rng)
             for visit in (1, 2, 3, 7, MAX_VISIT):

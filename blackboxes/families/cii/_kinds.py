@@ -70,12 +70,11 @@ class Analysis:
         return ProgramSpace(self.memo)
 
     def hypothesis(self) -> HypothesisSpace:
-        # A visit's values are unbounded in principle; what bounds a query's information is
-        # how many ways it can split H. log2|H| is exact; |Y| is the widest split measured
-        # on the probe queries, so T_info is a lower bound over those queries.
-        return HypothesisSpace(
-            log2_h=math.log2(len(self.hypotheses)), log2_y=math.log2(max(2, self.widest_split))
-        )
+        # A visit shows every recorded variable, so one query can split H in as many ways
+        # as H has programs (``widest_split`` on the probes comes close): |Y| = |H| is the
+        # bound that holds for every query, and T_info is 1 for every kind.
+        log2_h = math.log2(len(self.hypotheses))
+        return HypothesisSpace(log2_h=log2_h, log2_y=max(1.0, log2_h))
 
 
 @cache
