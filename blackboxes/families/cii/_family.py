@@ -15,6 +15,7 @@ from blackboxes.families.cii import _query
 from blackboxes.families.cii._domains import NUMBERS, Domain, domain_from_json, domain_to_json
 from blackboxes.families.cii._kind import ProgramKind
 from blackboxes.families.cii._kinds import KINDS, LEVEL_KINDS, analysis, signature
+from blackboxes.families.cii._plan import greedy_plan
 from blackboxes.families.cii._query import MAX_VISIT, canonical, render_value
 from blackboxes.families.cii._trace import answer, group
 from blackboxes.information import MixtureVersionSpace, VersionSpace
@@ -30,7 +31,9 @@ _DESIGN_CHECKPOINTS = 3
 """The interface an LLM-designed CII rule is given (its designer is told it)."""
 _MAX_INPUTS = 6
 _INPUT_TRIES = 200
-_PLAN_VISITS = (2, 1)
+_PLAN_VISITS = (1, 2, 3, 5)
+_PLAN_SETS = 16
+_PLAN_STEPS = 12
 
 _INTRO = (
     "You are exploring a black box: a hidden Python program blackbox({names}) that runs on "
@@ -210,6 +213,13 @@ class CodeIntentInference(Family):
         whose inputs and checkpoint count are this box's (the intro states them), uniform."""
         if kind is not None:
             return analysis(self._kind(kind, level).name).space()
+        names = self._prior_kinds(level)
+        parts = [(k, analysis(k).space()) for k in names]
+        return MixtureVersionSpace(
+            [(k, 1.0 / len(names), space.log2_count(), space) for k, space in parts]
+        )
+
+    def _prior_kinds(self, level: Level) -> list[str]:
         wanted = signature(self.inputs, self.checkpoints)
         names = [
             k
@@ -218,10 +228,7 @@ class CodeIntentInference(Family):
         ]
         if not names:
             raise FamilyError(f"no CII {level} kind has the interface {wanted}")
-        parts = [(k, analysis(k).space()) for k in names]
-        return MixtureVersionSpace(
-            [(k, 1.0 / len(names), space.log2_count(), space) for k, space in parts]
-        )
+        return names
 
     # -- code ----------------------------------------------------------------
     def code_template(self, rule: Rule) -> tuple[str, dict[str, Any]]:
@@ -313,15 +320,22 @@ class CodeIntentInference(Family):
         }
 
     def exploration_plan(self, level: Level, turns: int) -> list[JSONValue]:
-        """Per fixed input set, visits 2 and 1 of every checkpoint in order."""
-        plan: list[JSONValue] = []
-        for inputs in self._fixed_inputs():
-            for visit in _PLAN_VISITS:
-                for k in range(1, self.checkpoints + 1):
-                    if len(plan) == turns:
-                        return plan
-                    plan.append({"inputs": inputs, "checkpoint": k, "visit": visit})
-        return plan
+        """The greedy feedback-free plan: each query the one whose answer, together with
+        the answers before it, is most uncertain under the level's prior (over fixed input
+        sets, every checkpoint, visits 1, 2, 3, 5). Chosen once per interface and level."""
+        plan = self._greedy_plan(level)
+        return [plan[i % len(plan)] for i in range(turns)]
+
+    def _greedy_plan(self, level: Level) -> tuple[JSONValue, ...]:
+        wanted = signature(self.inputs, self.checkpoints)
+        kinds = self._prior_kinds(level)
+        candidates = [
+            {"inputs": inputs, "checkpoint": k, "visit": visit}
+            for inputs in self._fixed_inputs()[:_PLAN_SETS]
+            for k in range(1, self.checkpoints + 1)
+            for visit in _PLAN_VISITS
+        ]
+        return greedy_plan(kinds, candidates, _PLAN_STEPS, f"{level}/{wanted}")
 
     def query_pool(
         self,
@@ -330,10 +344,16 @@ class CodeIntentInference(Family):
         n: int,
         asked: Sequence[JSONValue] = (),
     ) -> list[JSONValue]:
-        """Every checkpoint at visits 1, 2, 3 and 5 on a few input sets (the last one asked,
-        then fresh random ones), none already asked."""
+        """The fixed plan's best queries not asked yet, then every checkpoint at visits 1,
+        2, 3 and 5 on the last input set asked and on fresh random ones; none asked."""
         seen = {canonical(x) for x in asked}
         pool: list[JSONValue] = []
+        for x in self._greedy_plan(level):
+            if len(pool) >= n // 4:
+                break
+            if canonical(x) not in seen:
+                seen.add(canonical(x))
+                pool.append(x)
         sources = [x["inputs"] for x in asked[-1:] if isinstance(x, dict) and "inputs" in x]
         tries = 0
         while len(pool) < n and tries < 64:

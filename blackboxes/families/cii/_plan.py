@@ -1,0 +1,78 @@
+"""CII's fixed exploration plan: greedy joint information under the prior, no feedback."""
+
+from __future__ import annotations
+
+import math
+import threading
+from collections.abc import Sequence
+
+from blackboxes.box import JSONValue
+from blackboxes.families.cii._kinds import analysis
+from blackboxes.families.cii._query import canonical
+from blackboxes.families.cii._trace import answer
+
+__all__ = ["greedy_plan"]
+
+_PLANS: dict[tuple[tuple[str, ...], str], tuple[JSONValue, ...]] = {}
+_LOCK = threading.Lock()
+
+
+def _entropy(weights: dict[int, float]) -> float:
+    return -sum(w * math.log2(w) for w in weights.values() if w > 0.0)
+
+
+def _plan(
+    kinds: Sequence[str], candidates: Sequence[dict[str, JSONValue]], steps: int
+) -> list[int]:
+    # Every hypothesis of the prior mixture with its prior weight: kinds uniform, programs
+    # uniform within a kind.
+    weights: list[float] = []
+    answers: list[list[int]] = [[] for _ in candidates]
+    ids: dict[str, int] = {}
+    for kind in kinds:
+        a = analysis(kind)
+        share = 1.0 / (len(kinds) * len(a.hypotheses))
+        for h in range(len(a.hypotheses)):
+            weights.append(share)
+            for c, x in enumerate(candidates):
+                key = canonical(answer(a.memo.grouped(h, x["inputs"]), x))
+                answers[c].append(ids.setdefault(key, len(ids)))
+    labels = [0] * len(weights)
+    chosen: list[int] = []
+    width = len(ids) + 1
+    for _ in range(min(steps, len(candidates))):
+        best, best_h = -1, -1.0
+        for c, row in enumerate(answers):
+            if c in chosen:
+                continue
+            cells: dict[int, float] = {}
+            for label, y, w in zip(labels, row, weights, strict=True):
+                cell = label * width + y
+                cells[cell] = cells.get(cell, 0.0) + w
+            score = round(_entropy(cells), 9)
+            if score > best_h:
+                best, best_h = c, score
+        chosen.append(best)
+        # Relabel to the refined partition (kept small: labels are cell ranks).
+        cells_of: dict[int, int] = {}
+        row = answers[best]
+        labels = [
+            cells_of.setdefault(label * width + y, len(cells_of))
+            for label, y in zip(labels, row, strict=True)
+        ]
+    return chosen
+
+
+def greedy_plan(
+    kinds: Sequence[str], candidates: Sequence[dict[str, JSONValue]], steps: int, key: str
+) -> tuple[JSONValue, ...]:
+    """``steps`` candidates, each the one whose answer (jointly with the answers of those
+    before it) has the most entropy under the prior: the best plan that never looks at
+    an answer, chosen greedily. Cached per ``(kinds, key)``."""
+    cache_key = (tuple(kinds), key)
+    with _LOCK:
+        hit = _PLANS.get(cache_key)
+        if hit is None:
+            order = _plan(kinds, candidates, steps)
+            hit = _PLANS[cache_key] = tuple(candidates[i] for i in order)
+    return hit
