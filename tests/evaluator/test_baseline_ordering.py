@@ -1,4 +1,5 @@
-"""Acceptance: on ERI suites of 30 easy and 30 hard boxes, adaptive >= fixed >= random.
+"""Acceptance: on ERI suites of 30 easy and 30 hard boxes (and 30 hard CII boxes),
+adaptive >= fixed >= random.
 
 Easy: at 10@1 every baseline identifies every easy rule (T_info is 1 for each easy
 kind: one 32-letter answer carries more bits than any easy key space), so the ordering
@@ -57,3 +58,18 @@ def test_hard_ordering_when_the_budget_binds(hard30: Path, tmp_path: Path) -> No
     assert acc["adaptive"] >= acc["fixed"] > acc["random"]
     # One 8-character answer cannot identify a kind whose T_info is 2 or 3.
     assert acc["fixed"] < 0.8
+
+
+@pytest.fixture(scope="module")
+def cii_hard30(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    out = tmp_path_factory.mktemp("s") / "cii-hard-30"
+    generate_suite(GenerateConfig(category="CII", level="hard", n=30, seed=0, out=out))
+    return out
+
+
+def test_cii_hard_ordering_at_2at1(cii_hard30: Path, tmp_path: Path) -> None:
+    # One visit shows every recorded variable, so two well-chosen queries nearly pin the
+    # program down; random inputs, checkpoints and visits do not.
+    acc = _accuracy(cii_hard30, "2@1", tmp_path / "run")
+    assert acc["adaptive"] >= acc["fixed"] > acc["random"]
+    assert acc["random"] < 0.8 < acc["fixed"]
