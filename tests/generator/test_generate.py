@@ -189,7 +189,7 @@ def test_other_arguments_are_refused_and_overwrite_replaces(tmp_path: Path) -> N
     [
         (
             ["--category", "PSI", "--level", "hard"],
-            "category 'PSI' does not exist yet; available: CRI, DFA, ERI",
+            "category 'PSI' does not exist yet; available: CII, CRI, DFA, ERI",
         ),
         (["--category", "ERI", "--level", "medium"], "invalid choice: 'medium'"),
         (["--category", "ERI", "--level", "easy", "-n", "0"], "-n must be >= 1"),

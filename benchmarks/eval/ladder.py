@@ -1,15 +1,16 @@
-"""ERI baselines on a budget ladder: ordering, T_info per kind, and adaptive vs fixed time.
+"""Baselines on a budget ladder: ordering, T_info per kind, and adaptive vs fixed time.
 
-    python benchmarks/eval/eri_ladder.py [--boxes 30] [--seed 0] [--budgets 1@1,2@1,5@1,10@1]
-        [--levels easy,hard] [--concurrency 2] [--out runs/bench-eri-ladder] [--no-timing]
+    python benchmarks/eval/ladder.py [--category ERI] [--boxes 30] [--seed 0]
+        [--budgets 1@1,2@1,5@1,10@1] [--levels easy,hard] [--concurrency 2]
+        [--out runs/bench-ladder] [--no-timing]
 
-For each level it generates (or reuses) the suite ``oracle-gen --category ERI --level L
+For each level it generates (or reuses) the suite ``oracle-gen --category C --level L
 -n BOXES --seed SEED`` writes, evaluates random, fixed and adaptive at every budget with
 evaluate_suite, and prints:
 
 1. accuracy per (level, budget, agent), with whether adaptive >= fixed >= random holds
    and is strict somewhere;
-2. per rule kind: T_info at the level's default query length, the fixed plan's accuracy
+2. per rule kind: log2|H| and T_info, the fixed plan's accuracy
    at the largest budget, the share of boxes the fixed plan and the adaptive agent solve
    (every held-out item right) with one query, and whether the kind needs adaptivity
    (adaptive beats fixed by 0.1 at some budget);
@@ -43,10 +44,10 @@ from sandbox import SandboxWorker
 AGENTS = ("random", "fixed", "adaptive")
 
 
-def build_suite(root: Path, n: int, seed: int, level: Level) -> Path:
-    """The suite ``oracle-gen --category ERI --level LEVEL -n N --seed SEED`` writes."""
-    out = root / f"bench-eri-{level}-n{n}-s{seed}"
-    config = GenerateConfig(category="ERI", level=level, n=n, seed=seed, out=out)
+def build_suite(root: Path, category: str, n: int, seed: int, level: Level) -> Path:
+    """The suite ``oracle-gen --category C --level LEVEL -n N --seed SEED`` writes."""
+    out = root / f"bench-{category.lower()}-{level}-n{n}-s{seed}"
+    config = GenerateConfig(category=category, level=level, n=n, seed=seed, out=out)
     return generate_suite(config).path
 
 
@@ -77,31 +78,35 @@ def main() -> None:
     p = argparse.ArgumentParser(
         description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
     )
+    p.add_argument("--category", default="ERI")
     p.add_argument("--boxes", type=int, default=30)
     p.add_argument("--seed", type=int, default=0)
     p.add_argument("--budgets", default="1@1,2@1,5@1,10@1")
     p.add_argument("--levels", default="easy,hard")
     p.add_argument("--concurrency", type=int, default=2)
-    p.add_argument("--out", type=Path, default=Path("runs/bench-eri-ladder"))
+    p.add_argument("--out", type=Path, default=Path("runs/bench-ladder"))
     p.add_argument("--no-timing", action="store_true", help="skip the episode-time comparison")
     args = p.parse_args()
     console = Console(width=150)
     budgets = [parse_spec(s) for s in args.budgets.split(",")]
     levels: list[Level] = [lv for lv in ("easy", "hard") if lv in args.levels.split(",")]
 
-    ladder = Table(title=f"ERI baselines, {args.boxes} boxes per level, seed {args.seed}")
+    category = args.category.upper()
+    ladder = Table(title=f"{category} baselines, {args.boxes} boxes per level, seed {args.seed}")
     for col in ("level", "budget", *AGENTS, "ordering"):
         ladder.add_column(col, justify="left" if col in ("level", "ordering") else "right")
     kinds_tables: list[Table] = []
     suites: dict[Level, Path] = {}
     for level in levels:
-        suite_dir = build_suite(args.out / "suites", args.boxes, args.seed, level)
+        suite_dir = build_suite(args.out / "suites", category, args.boxes, args.seed, level)
         suites[level] = suite_dir
+        facts = {box.info.id: box.facts for box in load_suite_boxes(suite_dir)[1]}
         # kind -> budget slug -> agent -> accuracies; kind -> T_info
         per_kind: dict[str, dict[str, dict[str, list[float]]]] = defaultdict(
             lambda: defaultdict(lambda: defaultdict(list))
         )
         t_info: dict[str, set[int | None]] = defaultdict(set)
+        log2_h: dict[str, set[float]] = defaultdict(set)
         for spec in budgets:
             clock = time.monotonic()
             result = evaluate_suite(
@@ -125,11 +130,15 @@ def main() -> None:
                 if row.accuracy is not None:
                     per_kind[row.rule_kind][spec.slug][row.agent].append(row.accuracy)
                     t_info[row.rule_kind].add(row.t_info)
+                    h = facts[row.box_id].log2_h
+                    if h is not None:
+                        log2_h[row.rule_kind].add(round(h, 1))
         first, last = budgets[0].slug, budgets[-1].slug
-        table = Table(title=f"ERI {level}: per rule kind ({first} and {last})")
+        table = Table(title=f"{category} {level}: per rule kind ({first} and {last})")
         for col in (
             "kind",
             "boxes",
+            "log2|H|",
             "T_info",
             f"random {last}",
             f"fixed {last}",
@@ -154,6 +163,7 @@ def main() -> None:
             table.add_row(
                 kind,
                 str(len(by_budget[last]["fixed"])),
+                ",".join(f"{h:.1f}" for h in sorted(log2_h[kind])),
                 ",".join(str(t) for t in sorted(t for t in t_info[kind] if t is not None)),
                 f"{mean(by_budget[last]['random']):.2f}",
                 f"{mean(by_budget[last]['fixed']):.2f}",
