@@ -1,6 +1,6 @@
 """Procedural generation rate: verified boxes per minute, per family and level.
 
-    .venv/bin/python benchmarks/generator/gen_rate.py [-n 20] [--category CRI --category ERI]
+    .venv/bin/python benchmarks/generator/gen_rate.py [-n 20] [--category CII --category CRI --category ERI]
 
 Each run writes a fresh suite to a temporary folder through ``generate_suite`` (the
 differential test and the determinism check included) and prints boxes per minute (wall
@@ -22,7 +22,7 @@ def main() -> None:
     parser.add_argument("-n", type=int, default=20)
     parser.add_argument("--category", action="append", default=None)
     args = parser.parse_args()
-    categories = args.category or ["CRI", "ERI"]
+    categories = args.category or ["CII", "CRI", "ERI"]
     print(f"{'family':8} {'level':6} {'boxes':>6} {'seconds':>8} {'boxes/min':>10}")
     for category in categories:
         for level in ("easy", "hard"):
