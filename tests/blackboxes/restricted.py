@@ -1,34 +1,26 @@
-"""Run rendered box code under RestrictedPython in process, as the ERI template tests do."""
+"""Run rendered box code in process under the sandbox's own policy layer (template tests)."""
 
 from __future__ import annotations
 
+import random
 from typing import Any
 
-from RestrictedPython import compile_restricted_exec, safe_globals
-from RestrictedPython.Eval import default_guarded_getitem, default_guarded_getiter
-from RestrictedPython.Guards import guarded_iter_unpack_sequence, safer_getattr
+from sandbox._compile import compile_box
+from sandbox._curated import build_modules, make_import_guard
+from sandbox._guards import WriteGuard, make_builtins, make_globals
 
 
 def restricted_blackbox(code: str, **builtins: Any) -> Any:
-    """The ``blackbox`` function of ``code`` compiled and run under RestrictedPython's
-    guards (the sandbox's policy layer; the process isolation is tested elsewhere), with
-    ``builtins`` added (CII's ``checkpoint`` hook, say)."""
-    result = compile_restricted_exec(code)
-    assert not result.errors and result.code is not None, result.errors
-    env: dict[str, Any] = dict(safe_globals)
-    env.update(
-        _getiter_=default_guarded_getiter,
-        _getitem_=default_guarded_getitem,
-        _getattr_=safer_getattr,
-        _iter_unpack_sequence_=guarded_iter_unpack_sequence,
-        __name__="blackbox",
-    )
-    env["__builtins__"] = dict(
-        env["__builtins__"],
-        sorted=sorted,
-        reversed=reversed,
-        enumerate=enumerate,
-        **builtins,
-    )
-    exec(result.code, env)
+    """The ``blackbox`` function of ``code`` compiled and run with the worker's policy
+    layer (RestrictedPython, its guards, curated builtins and modules) but not its process
+    isolation, which is tested elsewhere; ``builtins`` are added (CII's ``checkpoint``)."""
+    compiled = compile_box(code)
+    assert not compiled.errors and compiled.code is not None, compiled.errors
+    modules = build_modules(random.Random(0))
+    write_guard = WriteGuard()
+    names = make_builtins(write_guard, modules)
+    names["__import__"] = make_import_guard(modules)
+    names.update(builtins)
+    env = make_globals(names, write_guard)
+    exec(compiled.code, env)
     return env["blackbox"]

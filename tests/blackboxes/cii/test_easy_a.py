@@ -5,7 +5,6 @@ from __future__ import annotations
 import random
 from functools import cache
 from itertools import product
-from typing import Any
 
 import pytest
 
@@ -13,25 +12,11 @@ from blackboxes.box import JSONValue
 from blackboxes.families.cii._easy_a import EASY_A, KEYS
 from blackboxes.families.cii._kind import MAX_EVENTS, Params, ProgramKind
 from oracle_bench.errors import FamilyError
-from sandbox._guards import WriteGuard
-from tests.blackboxes.cii import harness
 from tests.blackboxes.cii.harness import box_code, by_checkpoint, sandbox_trace, template_trace
-from tests.blackboxes.restricted import restricted_blackbox
 
 KINDS = {kind.name: kind for kind in EASY_A}
 NAMES = tuple(KINDS)
 Args = dict[str, JSONValue]
-
-
-@pytest.fixture(autouse=True)
-def _writable_lists(monkeypatch: pytest.MonkeyPatch) -> None:
-    """The in-process harness lacks the sandbox's ``_write_`` hook (so ``p[q] = x`` fails
-    there, though the real sandbox allows it); give it the sandbox's own guard."""
-
-    def with_write_guard(code: str, **builtins: Any) -> Any:
-        return restricted_blackbox(code, _write_=WriteGuard(), **builtins)
-
-    monkeypatch.setattr(harness, "restricted_blackbox", with_write_guard)
 
 
 @cache

@@ -4,8 +4,6 @@ from __future__ import annotations
 
 import json
 import random
-from collections.abc import Callable, Mapping
-from typing import Any
 
 import pytest
 
@@ -17,35 +15,11 @@ from blackboxes.families.cii._easy_b import (
     MostFrequentKind,
     PrefixFunctionKind,
 )
-from blackboxes.families.cii._kind import MAX_EVENTS, Event, Params, ProgramKind
+from blackboxes.families.cii._kind import MAX_EVENTS, Params, ProgramKind
 from oracle_bench.errors import FamilyError
 from tests.blackboxes.cii.harness import box_code, by_checkpoint, sandbox_trace, template_trace
-from tests.blackboxes.restricted import restricted_blackbox
 
 Args = dict[str, JSONValue]
-
-
-def writable_template_trace(
-    kind: ProgramKind, params: Params, args: Mapping[str, JSONValue]
-) -> list[Event]:
-    """``template_trace`` plus RestrictedPython's ``_write_`` hook: the harness leaves it out,
-    so ``t[u] = ...`` (which the sandbox allows) fails there; this mirrors the sandbox."""
-    events: list[Event] = []
-
-    def checkpoint(index: int, **values: Any) -> None:
-        events.append((index, dict(json.loads(json.dumps(values)))))
-
-    fn = restricted_blackbox(box_code(kind, params), checkpoint=checkpoint, _write_=lambda x: x)
-    result = fn(*(json.loads(json.dumps(args[name])) for name, _ in kind.inputs))
-    assert result is None
-    return events
-
-
-# most_frequent alone assigns to a list item (the counts); the others run in the plain harness.
-TRACERS: dict[str, Callable[[ProgramKind, Params, Mapping[str, JSONValue]], list[Event]]] = {
-    kind.name: writable_template_trace if kind.name == "most_frequent" else template_trace
-    for kind in EASY_B
-}
 
 
 def inputs_for(kind: ProgramKind, rng: random.Random, count: int = 40) -> list[Args]:
@@ -83,10 +57,9 @@ def test_params_count(kind: ProgramKind, count: int) -> None:
 @pytest.mark.parametrize("kind", EASY_B, ids=lambda k: k.name)
 def test_template_matches_reference(kind: ProgramKind) -> None:
     rng = random.Random(kind.name)
-    tracer = TRACERS[kind.name]
     for params in sampled_params(kind):
         for args in inputs_for(kind, rng):
-            assert tracer(kind, params, args) == kind.trace(params, args), (params, args)
+            assert template_trace(kind, params, args) == kind.trace(params, args), (params, args)
 
 
 @pytest.mark.parametrize("kind", EASY_B, ids=lambda k: k.name)
@@ -235,7 +208,7 @@ def test_most_frequent_by_hand() -> None:
         (3, {"p": 1, "q": 2}),
     ]
     assert kind.trace(smallest, {"a": [5, 1, 4, 2]}) == expected
-    assert writable_template_trace(kind, smallest, {"a": [5, 1, 4, 2]}) == expected
+    assert template_trace(kind, smallest, {"a": [5, 1, 4, 2]}) == expected
     last = {**smallest, "tie": "last"}
     assert kind.trace(last, {"a": [5, 1, 4, 2]})[-2:] == [
         (2, {"p": 2, "q": 2}),

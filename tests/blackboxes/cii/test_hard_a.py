@@ -2,36 +2,21 @@
 
 from __future__ import annotations
 
-import functools
 import itertools
 import random
 from collections.abc import Iterator
 
 import pytest
-from RestrictedPython.Guards import full_write_guard
 
 from blackboxes.box import JSONValue
 from blackboxes.families.cii._domains import IntDomain
 from blackboxes.families.cii._hard_a import HARD_A
 from blackboxes.families.cii._kind import MAX_EVENTS, Params, ProgramKind
 from oracle_bench.errors import FamilyError
-from tests.blackboxes.cii import harness
 from tests.blackboxes.cii.harness import box_code, by_checkpoint, sandbox_trace, template_trace
-from tests.blackboxes.restricted import restricted_blackbox
 
 KINDS = {kind.name: kind for kind in HARD_A}
 IDS = list(KINDS)
-
-
-@pytest.fixture(autouse=True)
-def _subscript_writes(monkeypatch: pytest.MonkeyPatch) -> None:
-    # The shared in-process runner defines no _write_ guard, so `p[i] = x` (which every
-    # in-place sort needs) fails there; the real sandbox has one. Supply RestrictedPython's.
-    monkeypatch.setattr(
-        harness,
-        "restricted_blackbox",
-        functools.partial(restricted_blackbox, _write_=full_write_guard),
-    )
 
 
 def _settings(kind: ProgramKind, count: int = 24) -> list[Params]:
