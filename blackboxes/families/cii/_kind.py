@@ -7,8 +7,8 @@ from collections.abc import Iterable, Mapping
 from typing import Any
 
 from blackboxes.box import JSONValue, Level
+from blackboxes.families import _params
 from blackboxes.families.cii._domains import Domain
-from oracle_bench.errors import FamilyError
 
 __all__ = [  # noqa: RUF022 (plain sorted order, tests/test_layout.py)
     "Event",
@@ -82,18 +82,9 @@ MAX_EVENTS = 2000
 
 def require_int(params: Mapping[str, JSONValue], key: str, lo: int, hi: int) -> int:
     """``params[key]`` as an int in ``[lo, hi]``; raises ``FamilyError``."""
-    value = params.get(key)
-    if not isinstance(value, int) or isinstance(value, bool) or not lo <= value <= hi:
-        raise FamilyError(
-            f"CII parameter {key!r} must be an integer in [{lo}, {hi}], got {value!r}"
-        )
-    return value
+    return _params.require_int("CII", params, key, lo, hi)
 
 
 def require_choice(params: Mapping[str, JSONValue], key: str, choices: Iterable[object]) -> Any:
-    """``params[key]``, which must be one of ``choices`` (bools and ints kept apart)."""
-    options = list(choices)
-    value = params.get(key)
-    if value not in options or isinstance(value, bool) != any(isinstance(c, bool) for c in options):
-        raise FamilyError(f"CII parameter {key!r} must be one of {options!r}, got {value!r}")
-    return value
+    """``params[key]``, one of ``choices`` (of the same type); raises ``FamilyError``."""
+    return _params.require_choice("CII", params, key, choices)

@@ -10,6 +10,7 @@ from functools import cached_property
 from typing import Literal
 
 from blackboxes.box import JSONValue
+from blackboxes.families import _params
 from blackboxes.families._base import HypothesisSpace
 from blackboxes.families.cri._circuit import Circuit
 from blackboxes.families.cri._spaces import TableSpace
@@ -151,12 +152,7 @@ class EnumeratedKind(CircuitKind):
 
 def require_int(params: Mapping[str, JSONValue], key: str, lo: int, hi: int) -> int:
     """``params[key]`` as an int in ``[lo, hi]``; raises ``FamilyError``."""
-    value = params.get(key)
-    if not isinstance(value, int) or isinstance(value, bool) or not lo <= value <= hi:
-        raise FamilyError(
-            f"CRI parameter {key!r} must be an integer in [{lo}, {hi}], got {value!r}"
-        )
-    return value
+    return _params.require_int("CRI", params, key, lo, hi)
 
 
 def require_bits(params: Mapping[str, JSONValue], key: str, length: int) -> str:
@@ -168,12 +164,8 @@ def require_bits(params: Mapping[str, JSONValue], key: str, length: int) -> str:
 
 
 def require_choice(params: Mapping[str, JSONValue], key: str, choices: Iterable[object]) -> object:
-    """``params[key]``, which must be one of ``choices``."""
-    options = list(choices)
-    value = params.get(key)
-    if value not in options or isinstance(value, bool) != any(isinstance(c, bool) for c in options):
-        raise FamilyError(f"CRI parameter {key!r} must be one of {options!r}, got {value!r}")
-    return value
+    """``params[key]``, one of ``choices`` (of the same type); raises ``FamilyError``."""
+    return _params.require_choice("CRI", params, key, choices)
 
 
 def require_indices(

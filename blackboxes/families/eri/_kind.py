@@ -10,6 +10,7 @@ from functools import cached_property
 from typing import Any
 
 from blackboxes.box import JSONValue
+from blackboxes.families import _params
 from blackboxes.families.eri._alphabet import LOG2_26, OutputFormat
 from blackboxes.families.eri._spaces import ExactSetSpace
 from blackboxes.information import VersionSpace
@@ -145,12 +146,7 @@ class EnumeratedKind(CipherKind):
 
 def require_int(params: Mapping[str, JSONValue], key: str, lo: int, hi: int) -> int:
     """``params[key]`` as an int in ``[lo, hi]``; raises ``FamilyError``."""
-    value = params.get(key)
-    if not isinstance(value, int) or isinstance(value, bool) or not lo <= value <= hi:
-        raise FamilyError(
-            f"ERI parameter {key!r} must be an integer in [{lo}, {hi}], got {value!r}"
-        )
-    return value
+    return _params.require_int("ERI", params, key, lo, hi)
 
 
 def require_letters(params: Mapping[str, JSONValue], key: str, lo: int, hi: int) -> str:
