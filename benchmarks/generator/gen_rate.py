@@ -1,6 +1,6 @@
 """Procedural generation rate: verified boxes per minute, per family and level.
 
-    .venv/bin/python benchmarks/generator/gen_rate.py [-n 20] [--category CII --category CRI --category ERI]
+    .venv/bin/python benchmarks/generator/gen_rate.py [-n 20] [--category CII ...]
 
 Each run writes a fresh suite to a temporary folder through ``generate_suite`` (the
 differential test and the determinism check included) and prints boxes per minute (wall

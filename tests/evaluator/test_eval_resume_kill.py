@@ -128,7 +128,7 @@ def test_sigkill_then_resume(tmp_path: Path, suite_builder: Any) -> None:
     wake = threading.Event()  # the kill point is reached, or the first run ended early
     kill_point = _KillPoint(wake)
     with LoopbackServer(
-        _script(), latency=0.2, per_conversation=True, on_request=kill_point
+        _script(), latency=0.05, per_conversation=True, on_request=kill_point
     ) as server:
         argv = ["2@1", "--suite", str(suite), "--agent", MODEL]
         argv += ["--base-url", server.openai_base_url, "--repeats", str(REPEATS)]

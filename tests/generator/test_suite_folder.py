@@ -32,6 +32,7 @@ from generator.tester import CandidateReport
 from oracle_bench.errors import GenerationError, ProviderError
 from oracle_bench.lock import FolderLock, FolderLockedError
 from providers.cache import current_scope
+from sandbox import SandboxLimits
 
 HUGE = "def blackbox(x):\n    return 'A' * 100000000\n"
 """Builds a 100 MB answer: every call hits the sandbox's 1 MiB output cap."""
@@ -346,7 +347,11 @@ def test_a_hostile_candidate_is_rejected_in_seconds_with_the_testers_messages(
     config = _config(out, n=1, max_candidates=1, max_attempts=1)
     start = time.monotonic()
     with pytest.raises(GenerationError, match="only 0 of 1 boxes"):
-        generate_suite(config, backend=_Coder(hostile={0: code}))
+        # One CPU second per call (the default is 2): the tester still stops at its third
+        # timeout, in half the time.
+        generate_suite(
+            config, backend=_Coder(hostile={0: code}), limits=SandboxLimits(cpu_seconds=1)
+        )
     assert time.monotonic() - start < 30  # a generous bound: unbounded, this is minutes
     record = json.loads((out / "rejected" / "ERI-easy-0000.json").read_text())
     assert record["outcome"] == "rejected"

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 import json
 from collections.abc import Mapping
 from typing import Any
@@ -22,14 +23,29 @@ def _frozen(values: Mapping[str, Any]) -> dict[str, JSONValue]:
     return dict(json.loads(json.dumps(dict(values))))
 
 
+class _Recorder:
+    """The ``checkpoint`` builtin of a compiled template; ``events`` is swapped per run."""
+
+    def __init__(self) -> None:
+        self.events: list[Event] = []
+
+    def __call__(self, index: int, **values: Any) -> None:
+        self.events.append((index, _frozen(values)))
+
+
+@functools.lru_cache(maxsize=256)
+def _compiled(code: str) -> tuple[Any, _Recorder]:
+    # Compiling is most of a template run's cost, and a kind's tests run one setting's
+    # code on many inputs.
+    recorder = _Recorder()
+    return restricted_blackbox(code, checkpoint=recorder), recorder
+
+
 def template_trace(kind: ProgramKind, params: Params, args: Mapping[str, JSONValue]) -> list[Event]:
     """Every checkpoint call of the rendered template on ``args`` under RestrictedPython."""
+    fn, recorder = _compiled(box_code(kind, params))
     events: list[Event] = []
-
-    def checkpoint(index: int, **values: Any) -> None:
-        events.append((index, _frozen(values)))
-
-    fn = restricted_blackbox(box_code(kind, params), checkpoint=checkpoint)
+    recorder.events = events
     result = fn(*(json.loads(json.dumps(args[name])) for name, _ in kind.inputs))
     assert result is None, f"blackbox must return nothing, returned {result!r}"
     return events
