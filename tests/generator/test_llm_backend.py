@@ -74,19 +74,28 @@ def servers() -> Iterator[dict[str, LoopbackServer]]:
     try:
         yield made
     finally:
+        # Close the SDK clients too: one collected later, with a socket still open, warns
+        # in whatever test is running then.
+        while _PROVIDERS:
+            _PROVIDERS.pop().close()
         for server in made.values():
             server.close()
 
 
+_PROVIDERS: list[Provider] = []
+
+
 def provider(vendor: str, role: str, server: LoopbackServer) -> Provider:
     url = server.openai_base_url if vendor == "openai" else server.anthropic_base_url
-    return create_provider(
+    made = create_provider(
         f"{vendor}/{role}-model",
         base_url=url,
         pricing=PRICING,
         retry=RetryPolicy(max_attempts=1),
         timeout=30.0,
     )
+    _PROVIDERS.append(made)
+    return made
 
 
 def backend(
