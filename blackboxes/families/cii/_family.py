@@ -14,8 +14,8 @@ from blackboxes.families._base import BoxCall, Family, HypothesisSpace, Rule
 from blackboxes.families.cii import _query
 from blackboxes.families.cii._domains import NUMBERS, Domain, domain_from_json, domain_to_json
 from blackboxes.families.cii._kind import ProgramKind
-from blackboxes.families.cii._kinds import KINDS, LEVEL_KINDS, analysis, signature
-from blackboxes.families.cii._plan import greedy_plan
+from blackboxes.families.cii._kinds import KINDS, LEVEL_KINDS, Analysis, prior, signature
+from blackboxes.families.cii._plan import greedy_plan, ranked_plan
 from blackboxes.families.cii._query import MAX_VISIT, canonical, render_value
 from blackboxes.families.cii._trace import answer, group
 from blackboxes.information import MixtureVersionSpace, VersionSpace
@@ -31,7 +31,7 @@ _DESIGN_CHECKPOINTS = 3
 """The interface an LLM-designed CII rule is given (its designer is told it)."""
 _MAX_INPUTS = 6
 _INPUT_TRIES = 200
-_PLAN_VISITS = (1, 2, 3, 5)
+_PLAN_VISITS = (1, 2, 3, 5, 8)
 _PLAN_SETS = 16
 _PLAN_STEPS = 12
 
@@ -200,21 +200,21 @@ class CodeIntentInference(Family):
         """Uniform kind unless given, then a uniform behaviour class of it."""
         name = rng.choice(self.kinds(level)) if kind is None else kind
         spec = self._kind(name, level)
-        return self._rule(spec, level, dict(rng.choice(analysis(name).hypotheses)))
+        return self._rule(spec, level, prior(name).sample(rng))
 
     def rule_from_params(self, kind: str, level: Level, params: Mapping[str, JSONValue]) -> Rule:
         return self._rule(self._kind(kind, level), level, params)
 
     def hypothesis_space(self, kind: str, level: Level) -> HypothesisSpace:
-        return analysis(self._kind(kind, level).name).hypothesis()
+        return prior(self._kind(kind, level).name).hypothesis()
 
     def version_space(self, level: Level, kind: str | None = None) -> VersionSpace:
         """One kind's space, or (``kind=None``) the agents' view: every kind of the level
         whose inputs and checkpoint count are this box's (the intro states them), uniform."""
         if kind is not None:
-            return analysis(self._kind(kind, level).name).space()
+            return prior(self._kind(kind, level).name).space()
         names = self._prior_kinds(level)
-        parts = [(k, analysis(k).space()) for k in names]
+        parts = [(k, prior(k).space()) for k in names]
         return MixtureVersionSpace(
             [(k, 1.0 / len(names), space.log2_count(), space) for k, space in parts]
         )
@@ -335,7 +335,10 @@ class CodeIntentInference(Family):
             for k in range(1, self.checkpoints + 1)
             for visit in _PLAN_VISITS
         ]
-        return greedy_plan(kinds, candidates, _PLAN_STEPS, f"{level}/{wanted}")
+        if all(isinstance(prior(k), Analysis) for k in kinds):
+            return greedy_plan(kinds, candidates, _PLAN_STEPS, f"{level}/{wanted}")
+        # Priors too large to list (hidden tables): the best single queries instead.
+        return ranked_plan(self.version_space(level, None), candidates, f"{level}/{wanted}")
 
     def query_pool(
         self,

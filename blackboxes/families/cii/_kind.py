@@ -54,6 +54,12 @@ class ProgramKind(ABC):
     template: str
     """Template file under templates/code/cii/, e.g. ``"bubble_sort.py.j2"``."""
 
+    def custom_prior(self) -> Any:
+        """None: the family enumerates ``all_params`` into behaviour classes (H). A kind
+        whose settings are too many to list returns its own prior instead: an object with
+        ``space()``, ``hypothesis()`` and ``sample(rng)`` (see ``_kinds.KindPrior``)."""
+        return None
+
     @abstractmethod
     def all_params(self) -> Iterable[Params]:
         """Every parameter setting, in a fixed order."""

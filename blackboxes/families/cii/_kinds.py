@@ -4,8 +4,10 @@ from __future__ import annotations
 
 import itertools
 import math
+import random
 from dataclasses import dataclass
 from functools import cache
+from typing import Protocol
 
 from blackboxes.box import JSONValue
 from blackboxes.families._base import HypothesisSpace
@@ -15,17 +17,29 @@ from blackboxes.families.cii._easy_b import EASY_B
 from blackboxes.families.cii._hard_a import HARD_A
 from blackboxes.families.cii._hard_b import HARD_B
 from blackboxes.families.cii._kind import Params, ProgramKind
+from blackboxes.families.cii._marked import MARKED
 from blackboxes.families.cii._query import canonical
 from blackboxes.families.cii._space import ProgramSpace, TraceMemo
 from blackboxes.families.cii._trace import Grouped, group, observation
+from blackboxes.information import VersionSpace
 from oracle_bench.rng import rng_for
 
-__all__ = ["KINDS", "LEVEL_KINDS", "Analysis", "analysis", "probe_inputs", "signature"]
+__all__ = [
+    "KINDS",
+    "LEVEL_KINDS",
+    "Analysis",
+    "KindPrior",
+    "analysis",
+    "prior",
+    "probe_inputs",
+    "signature",
+]
 
-KINDS: dict[str, ProgramKind] = {k.name: k for k in (*EASY_A, *EASY_B, *HARD_A, *HARD_B)}
+_HARD = (*HARD_A, *HARD_B, *MARKED)
+KINDS: dict[str, ProgramKind] = {k.name: k for k in (*EASY_A, *EASY_B, *_HARD)}
 LEVEL_KINDS: dict[str, tuple[str, ...]] = {
     "easy": tuple(k.name for k in (*EASY_A, *EASY_B)),
-    "hard": tuple(k.name for k in (*HARD_A, *HARD_B)),
+    "hard": tuple(k.name for k in _HARD),
 }
 
 _RANDOM_PROBES = 16
@@ -69,12 +83,33 @@ class Analysis:
     def space(self) -> ProgramSpace:
         return ProgramSpace(self.memo)
 
+    def sample(self, rng: random.Random) -> Params:
+        """A uniform behaviour class (its first setting)."""
+        return dict(rng.choice(self.hypotheses))
+
     def hypothesis(self) -> HypothesisSpace:
         # A visit shows every recorded variable, so one query can split H in as many ways
         # as H has programs (``widest_split`` on the probes comes close): |Y| = |H| is the
         # bound that holds for every query, and T_info is 1 for every kind.
         log2_h = math.log2(len(self.hypotheses))
         return HypothesisSpace(log2_h=log2_h, log2_y=max(1.0, log2_h))
+
+
+class KindPrior(Protocol):
+    """A kind's prior as the family uses it."""
+
+    def space(self) -> VersionSpace: ...
+
+    def hypothesis(self) -> HypothesisSpace: ...
+
+    def sample(self, rng: random.Random) -> Params: ...
+
+
+@cache
+def prior(name: str) -> KindPrior:
+    """The kind's own prior if it has one, else its enumerated behaviour classes."""
+    custom: KindPrior | None = KINDS[name].custom_prior()
+    return custom if custom is not None else analysis(name)
 
 
 @cache

@@ -10,8 +10,9 @@ from blackboxes.box import JSONValue
 from blackboxes.families.cii._kinds import analysis
 from blackboxes.families.cii._query import canonical
 from blackboxes.families.cii._trace import answer
+from blackboxes.information import VersionSpace, expected_information
 
-__all__ = ["greedy_plan"]
+__all__ = ["greedy_plan", "ranked_plan"]
 
 _PLANS: dict[tuple[tuple[str, ...], str], tuple[JSONValue, ...]] = {}
 _LOCK = threading.Lock()
@@ -30,7 +31,7 @@ def _plan(
     answers: list[list[int]] = [[] for _ in candidates]
     ids: dict[str, int] = {}
     for kind in kinds:
-        a = analysis(kind)
+        a = analysis(kind)  # every kind here lists its behaviour classes
         share = 1.0 / (len(kinds) * len(a.hypotheses))
         for h in range(len(a.hypotheses)):
             weights.append(share)
@@ -75,4 +76,25 @@ def greedy_plan(
         if hit is None:
             order = _plan(kinds, candidates, steps)
             hit = _PLANS[cache_key] = tuple(candidates[i] for i in order)
+    return hit
+
+
+def ranked_plan(
+    space: VersionSpace, candidates: Sequence[dict[str, JSONValue]], key: str
+) -> tuple[JSONValue, ...]:
+    """For priors that cannot be listed: per input set its query of most expected
+    information under ``space``, the sets best first (feedback-free). Cached per ``key``."""
+    cache_key = (("ranked",), key)
+    with _LOCK:
+        hit = _PLANS.get(cache_key)
+        if hit is None:
+            best: dict[str, tuple[float, str, JSONValue]] = {}
+            for x in candidates:
+                # Rounded, so that float noise cannot reorder equally good queries.
+                entry = (-round(expected_information(space, x), 9), canonical(x), x)
+                inputs = canonical(x["inputs"])
+                if inputs not in best or entry[:2] < best[inputs][:2]:
+                    best[inputs] = entry
+            ordered = sorted(best.values(), key=lambda e: e[:2])
+            hit = _PLANS[cache_key] = tuple(x for _, _, x in ordered)
     return hit
