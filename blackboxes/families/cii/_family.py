@@ -95,7 +95,9 @@ class CodeIntentInference(Family):
 
     Information. H is the kind's parameterisations, one per behaviour class on fixed probe
     inputs (exact: boxes are drawn only from those classes). A visit shows every recorded
-    variable, so one query can tell every program of a kind apart: |Y| = |H|, T_info = 1.
+    variable, so one query can tell every program of such a kind apart: |Y| = |H|, T_info
+    = 1. The marked kinds hide 21 bits (a mark per value) and one visit shows a few of
+    them: exact log2|H| = 21, T_info 6 and 4.
     """
 
     name: ClassVar[str] = "CII"
@@ -322,7 +324,9 @@ class CodeIntentInference(Family):
     def exploration_plan(self, level: Level, turns: int) -> list[JSONValue]:
         """The greedy feedback-free plan: each query the one whose answer, together with
         the answers before it, is most uncertain under the level's prior (over fixed input
-        sets, every checkpoint, visits 1, 2, 3, 5). Chosen once per interface and level."""
+        sets, every checkpoint, visits 1, 2, 3, 5, 8); for priors too large to list (the
+        marked kinds), each fixed input set's most informative query, best first. Chosen
+        once per interface and level."""
         plan = self._greedy_plan(level)
         return [plan[i % len(plan)] for i in range(turns)]
 
@@ -348,11 +352,11 @@ class CodeIntentInference(Family):
         asked: Sequence[JSONValue] = (),
     ) -> list[JSONValue]:
         """The fixed plan's best queries not asked yet, then every checkpoint at visits 1,
-        2, 3 and 5 on the last input set asked and on fresh random ones; none asked."""
+        2, 3, 5 and 8 on the last input set asked and on fresh random ones; none asked."""
         seen = {canonical(x) for x in asked}
         pool: list[JSONValue] = []
         for x in self._greedy_plan(level):
-            if len(pool) >= n // 4:
+            if len(pool) >= n // 2:
                 break
             if canonical(x) not in seen:
                 seen.add(canonical(x))
@@ -362,7 +366,7 @@ class CodeIntentInference(Family):
         while len(pool) < n and tries < 64:
             tries += 1
             inputs = sources.pop() if sources else self._random_inputs(rng)
-            for visit in (1, 2, 3, 5):
+            for visit in _PLAN_VISITS:
                 for k in range(1, self.checkpoints + 1):
                     x = {"inputs": inputs, "checkpoint": k, "visit": visit}
                     key = canonical(x)

@@ -90,7 +90,7 @@ class Analysis:
     def hypothesis(self) -> HypothesisSpace:
         # A visit shows every recorded variable, so one query can split H in as many ways
         # as H has programs (``widest_split`` on the probes comes close): |Y| = |H| is the
-        # bound that holds for every query, and T_info is 1 for every kind.
+        # bound that holds for every query, and T_info is 1 for every enumerated kind.
         log2_h = math.log2(len(self.hypotheses))
         return HypothesisSpace(log2_h=log2_h, log2_y=max(1.0, log2_h))
 
