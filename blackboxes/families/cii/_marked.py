@@ -17,7 +17,15 @@ from blackboxes.families.cii._domains import NUMBERS
 from blackboxes.families.cii._kind import Event, Params, ProgramKind
 from oracle_bench.errors import FamilyError
 
-__all__ = ["MARKED", "MarkedKind", "MarkedRunsKind", "MarkedScanKind", "VALUES"]  # noqa: RUF022
+__all__ = [  # noqa: RUF022 (plain sorted order, tests/test_layout.py)
+    "MARKED",
+    "MarkedCountKind",
+    "MarkedKind",
+    "MarkedParityKind",
+    "MarkedRunsKind",
+    "MarkedScanKind",
+    "VALUES",
+]
 
 VALUES = NUMBERS.hi - NUMBERS.lo + 1
 """The values a mark exists for (0..20)."""
@@ -65,7 +73,7 @@ class MarkedScanKind(MarkedKind):
     name = "marked_scan"
     template = "marked_scan.py.j2"
     max_outputs = 2 * (NUMBERS.max_len + 1)
-    """Visit q of checkpoint 1: w in {0, 1}, s in 0..q+1 (q <= 7): at most 18."""
+    """Visit i of checkpoint 1: w in {0, 1}, s in 0..i (i <= 8): at most 18."""
 
     def trace(self, params: Params, args: Mapping[str, JSONValue]) -> list[Event]:
         marks = self._marks(params)
@@ -74,19 +82,19 @@ class MarkedScanKind(MarkedKind):
             raise FamilyError("marked_scan takes a list")
         count = 0
         events: list[Event] = []
-        for index, value in enumerate(values):
+        for value in values:
             mark = marks[int(value)]
             count += mark
-            events.append((1, {"q": index, "w": mark, "s": count}))
-        events.append((2, {"s": count, "n": len(values)}))
+            events.append((1, {"w": mark, "s": count}))
+        events.append((2, {"s": count}))
         return events
 
     def describe(self, params: Params) -> str:
         return (
             f"A value v in 0..20 is marked iff v is one of: {self._listed(params)} (keep this "
             "as a constant table M of 21 entries, M[v] = 1 if v is marked, else 0). Let s = 0. "
-            "For each position q = 0, 1, ... of a: w = M[a[q]]; s = s + w; then "
-            "checkpoint(1, q=q, w=w, s=s). After the loop: checkpoint(2, s=s, n=len(a))."
+            "For each element x of a, in order: w = M[x]; s = s + w; then checkpoint(1, w=w, "
+            "s=s). After the loop: checkpoint(2, s=s)."
         )
 
 
@@ -124,4 +132,69 @@ class MarkedRunsKind(MarkedKind):
         )
 
 
-MARKED: tuple[MarkedKind, ...] = (MarkedScanKind(), MarkedRunsKind())
+class MarkedCountKind(MarkedKind):
+    """Scan a, counting marked elements without showing the current mark."""
+
+    name = "marked_count"
+    template = "marked_count.py.j2"
+    max_outputs = NUMBERS.max_len + 1
+    """Visit i of checkpoint 1: s in 0..i (i <= 8): at most 9."""
+
+    def trace(self, params: Params, args: Mapping[str, JSONValue]) -> list[Event]:
+        marks = self._marks(params)
+        values = args["a"]
+        if not isinstance(values, list):
+            raise FamilyError("marked_count takes a list")
+        count = 0
+        events: list[Event] = []
+        for value in values:
+            count += marks[int(value)]
+            events.append((1, {"s": count}))
+        events.append((2, {"s": count}))
+        return events
+
+    def describe(self, params: Params) -> str:
+        return (
+            f"A value v in 0..20 is marked iff v is one of: {self._listed(params)} (keep this "
+            "as a constant table M of 21 entries, M[v] = 1 if v is marked, else 0). Let s = 0. "
+            "For each element x of a, in order: s = s + M[x]; then checkpoint(1, s=s). After "
+            "the loop: checkpoint(2, s=s)."
+        )
+
+
+class MarkedParityKind(MarkedKind):
+    """Scan a, keeping the parity of the marked elements seen."""
+
+    name = "marked_parity"
+    template = "marked_parity.py.j2"
+    max_outputs = 2
+    """One bit per visit."""
+
+    def trace(self, params: Params, args: Mapping[str, JSONValue]) -> list[Event]:
+        marks = self._marks(params)
+        values = args["a"]
+        if not isinstance(values, list):
+            raise FamilyError("marked_parity takes a list")
+        parity = 0
+        events: list[Event] = []
+        for value in values:
+            parity ^= marks[int(value)]
+            events.append((1, {"p": parity}))
+        events.append((2, {"p": parity}))
+        return events
+
+    def describe(self, params: Params) -> str:
+        return (
+            f"A value v in 0..20 is marked iff v is one of: {self._listed(params)} (keep this "
+            "as a constant table M of 21 entries, M[v] = 1 if v is marked, else 0). Let p = 0. "
+            "For each element x of a, in order: p = 1 - p if M[x] is 1 (else p stays); then "
+            "checkpoint(1, p=p). After the loop: checkpoint(2, p=p)."
+        )
+
+
+MARKED: tuple[MarkedKind, ...] = (
+    MarkedScanKind(),
+    MarkedRunsKind(),
+    MarkedCountKind(),
+    MarkedParityKind(),
+)

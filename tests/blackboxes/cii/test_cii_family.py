@@ -55,7 +55,8 @@ def test_registered_with_eight_kinds_per_level() -> None:
         assert len(LEVEL_KINDS[level]) >= 8
         assert all(KINDS[k].level == level for k in LEVEL_KINDS[level])
     assert set(LEVEL_KINDS["easy"]).isdisjoint(LEVEL_KINDS["hard"])
-    assert sorted([*COUNTS, "marked_runs", "marked_scan"]) == sorted(KINDS)
+    marked = ["marked_count", "marked_parity", "marked_runs", "marked_scan"]
+    assert sorted([*COUNTS, *marked]) == sorted(KINDS)
 
 
 @pytest.mark.parametrize("kind", sorted(COUNTS))

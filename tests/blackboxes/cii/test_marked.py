@@ -46,13 +46,13 @@ def test_template_matches_the_reference(kind: MarkedKind) -> None:
 
 
 def test_hand_traces() -> None:
-    scan, runs = MARKED
+    scan, runs, count, parity = MARKED
     mark = {"mark": "1" * 3 + "0" * 18}  # 0, 1, 2 are marked
     assert scan.trace(mark, {"a": [2, 5, 0]}) == [
-        (1, {"q": 0, "w": 1, "s": 1}),
-        (1, {"q": 1, "w": 0, "s": 1}),
-        (1, {"q": 2, "w": 1, "s": 2}),
-        (2, {"s": 2, "n": 3}),
+        (1, {"w": 1, "s": 1}),
+        (1, {"w": 0, "s": 1}),
+        (1, {"w": 1, "s": 2}),
+        (2, {"s": 2}),
     ]
     assert runs.trace(mark, {"a": [0, 1, 7, 2]}) == [
         (1, {"w": 1, "r": 1, "t": 1}),
@@ -60,6 +60,17 @@ def test_hand_traces() -> None:
         (1, {"w": 0, "r": 0, "t": 2}),
         (1, {"w": 1, "r": 1, "t": 2}),
         (2, {"t": 2}),
+    ]
+    assert count.trace(mark, {"a": [2, 9]}) == [
+        (1, {"s": 1}),
+        (1, {"s": 1}),
+        (2, {"s": 1}),
+    ]
+    assert parity.trace(mark, {"a": [2, 1, 9]}) == [
+        (1, {"p": 1}),
+        (1, {"p": 0}),
+        (1, {"p": 0}),
+        (2, {"p": 0}),
     ]
 
 
@@ -74,7 +85,7 @@ def test_sizes() -> None:
         space = CII.hypothesis_space(kind.name, "hard")
         assert space.exact and space.log2_h == 21.0
         assert space.log2_y == pytest.approx(math.log2(kind.max_outputs))
-    assert [CII.hypothesis_space(k.name, "hard").t_info for k in MARKED] == [6, 4]
+    assert [CII.hypothesis_space(k.name, "hard").t_info for k in MARKED] == [6, 4, 7, 21]
 
 
 @pytest.mark.parametrize("kind", MARKED, ids=lambda k: k.name)
