@@ -7,7 +7,7 @@ BIN    := $(VENV)/bin
 DEMO   := suites/demo-ERI-easy
 DEMO_DFA := suites/demo-DFA
 DEMO_CRI := suites/demo-CRI-hard
-DEMO_CII := suites/demo-CII-easy
+DEMO_CII := suites/demo-CII-hard
 
 .PHONY: demo test lint check bench clean
 
@@ -22,7 +22,7 @@ demo: $(BIN)/oracle-gen
 	$(BIN)/oracle-eval 10@1 --suite $(DEMO)
 	$(BIN)/oracle-gen --category CRI --level hard -n 8 --seed 0 --out $(DEMO_CRI)
 	$(BIN)/oracle-eval 10@1 --suite $(DEMO_CRI)
-	$(BIN)/oracle-gen --category CII --level easy -n 8 --seed 0 --out $(DEMO_CII)
+	$(BIN)/oracle-gen --category CII --level hard -n 8 --seed 0 --out $(DEMO_CII)
 	$(BIN)/oracle-eval 2@1 --suite $(DEMO_CII)
 	$(BIN)/oracle-gen --category DFA --states 2-9 -n 16 --seed 0 --out $(DEMO_DFA)
 	$(BIN)/oracle-eval --suite $(DEMO_DFA) --agent lstar --agent kv --agent ttt
