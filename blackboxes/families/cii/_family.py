@@ -484,6 +484,8 @@ def _observed(y: JSONValue) -> dict[str, Any]:
         not isinstance(y, dict)
         or set(y) != {"values", "visits"}
         or not isinstance(y["visits"], int)
+        or isinstance(y["visits"], bool)
+        or not 0 <= y["visits"] <= MAX_VISIT
         or not (y["values"] is None or isinstance(y["values"], dict))
     ):
         raise BoxOutputError(f"not a CII checkpoint observation: {str(y)[:200]}")

@@ -192,6 +192,11 @@ def test_held_out_refuses_a_box_that_breaks_the_protocol() -> None:
         family.held_out(random.Random(0), 3, [], lambda x: {"values": None, "visits": 0})
     with pytest.raises(BoxOutputError):  # claims visits it then does not show
         family.held_out(random.Random(0), 3, [], lambda x: {"values": None, "visits": 5})
+    for visits in (10**18, -1, True, 2.5):  # never a visit the sandbox is then asked for
+        with pytest.raises(BoxOutputError):
+            family.held_out(
+                random.Random(0), 3, [], lambda x, n=visits: {"values": None, "visits": n}
+            )
 
 
 @pytest.mark.parametrize(
