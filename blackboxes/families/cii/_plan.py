@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import math
 import threading
 from collections.abc import Sequence
 
@@ -11,15 +10,12 @@ from blackboxes.families.cii._kinds import analysis
 from blackboxes.families.cii._query import canonical
 from blackboxes.families.cii._trace import answer
 from blackboxes.information import VersionSpace, expected_information
+from blackboxes.planning import greedy_joint_plan
 
 __all__ = ["greedy_plan", "ranked_plan"]
 
 _PLANS: dict[tuple[tuple[str, ...], str], tuple[JSONValue, ...]] = {}
 _LOCK = threading.Lock()
-
-
-def _entropy(weights: dict[int, float]) -> float:
-    return -sum(w * math.log2(w) for w in weights.values() if w > 0.0)
 
 
 def _plan(
@@ -38,30 +34,7 @@ def _plan(
             for c, x in enumerate(candidates):
                 key = canonical(answer(a.memo.grouped(h, x["inputs"]), x))
                 answers[c].append(ids.setdefault(key, len(ids)))
-    labels = [0] * len(weights)
-    chosen: list[int] = []
-    width = len(ids) + 1
-    for _ in range(min(steps, len(candidates))):
-        best, best_h = -1, -1.0
-        for c, row in enumerate(answers):
-            if c in chosen:
-                continue
-            cells: dict[int, float] = {}
-            for label, y, w in zip(labels, row, weights, strict=True):
-                cell = label * width + y
-                cells[cell] = cells.get(cell, 0.0) + w
-            score = round(_entropy(cells), 9)
-            if score > best_h:
-                best, best_h = c, score
-        chosen.append(best)
-        # Relabel to the refined partition (kept small: labels are cell ranks).
-        cells_of: dict[int, int] = {}
-        row = answers[best]
-        labels = [
-            cells_of.setdefault(label * width + y, len(cells_of))
-            for label, y in zip(labels, row, strict=True)
-        ]
-    return chosen
+    return greedy_joint_plan(answers, weights, steps)
 
 
 def greedy_plan(

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import random
 import textwrap
+import threading
 from collections.abc import Callable, Collection, Mapping, Sequence
 from dataclasses import dataclass, replace
 from typing import Any, ClassVar, cast, get_args
@@ -15,7 +16,9 @@ from blackboxes.families.cri import _inputs
 from blackboxes.families.cri._kind import CircuitKind, Mode, describe_inputs
 from blackboxes.families.cri._kinds import EASY_BITS, HARD_BITS, KINDS, LEVEL_KINDS
 from blackboxes.information import MixtureVersionSpace, VersionSpace
+from blackboxes.planning import greedy_joint_plan
 from oracle_bench.errors import FamilyError, InvalidQueryError, UnknownNameError, UsageError
+from oracle_bench.rng import rng_for
 
 __all__ = ["DEFAULT_MODE", "MODES", "CircuitRuleInference"]
 
@@ -200,11 +203,7 @@ class CircuitRuleInference(Family):
         if kind is not None:
             return self._kind(kind, level).space(self.mode)
         n, width = self._bits(level), self.settings.width
-        names = [
-            k
-            for k in self.kinds(level)
-            if KINDS[k].n == n and (width is None or KINDS[k].observed_width(self.mode) == width)
-        ]
+        names = self._prior_kinds(level)
         if not names:
             raise FamilyError(f"no CRI {level} kind has {n} inputs and {width} observed bits")
         # Each part is weighted by its own prior count: for an estimated kind, whose space
@@ -288,7 +287,20 @@ class CircuitRuleInference(Family):
         return _inputs.random_bits(rng, self._bits())
 
     def exploration_plan(self, level: Level, turns: int) -> list[JSONValue]:
-        return list(_inputs.exploration_plan(turns, self._bits(level)))
+        """The fixed candidates (all zeros, all ones, unit vectors, unit holes, fixed random
+        vectors) reordered so that each of the first ones is the vector whose answer, jointly
+        with those before it, is most uncertain under the level's prior (estimated on
+        seeded draws of every kind the intro admits): chosen once, never from feedback."""
+        plan = _greedy_plan(self, level)
+        return [plan[i % len(plan)] for i in range(turns)]
+
+    def _prior_kinds(self, level: Level) -> list[str]:
+        n, width = self._bits(level), self.settings.width
+        return [
+            k
+            for k in self.kinds(level)
+            if KINDS[k].n == n and (width is None or KINDS[k].observed_width(self.mode) == width)
+        ]
 
     def query_pool(
         self,
@@ -308,3 +320,35 @@ class CircuitRuleInference(Family):
 
     def differential_inputs(self, rng: random.Random, n: int) -> list[JSONValue]:
         return list(_inputs.differential_inputs(rng, n, self._bits()))
+
+
+_PLAN_DRAWS = 96
+"""Seeded draws per kind that stand for the prior when the plan is chosen."""
+_PLAN_STEPS = 24
+_PLANS: dict[tuple[str | int, ...], tuple[str, ...]] = {}
+_PLANS_LOCK = threading.Lock()
+
+
+def _greedy_plan(family: CircuitRuleInference, level: Level) -> tuple[str, ...]:
+    key = family.prior_key(level)
+    with _PLANS_LOCK:
+        hit = _PLANS.get(key)
+        if hit is None:
+            n = family._bits(level)
+            candidates = _inputs.exploration_plan(4 * n + 64, n)
+            kinds = family._prior_kinds(level)
+            answers: list[list[int]] = [[] for _ in candidates]
+            weights: list[float] = []
+            ids: dict[str, int] = {}
+            for kind in kinds:
+                spec = KINDS[kind]
+                rng = rng_for(0, "CRI plan prior", kind, family.mode)
+                for _ in range(_PLAN_DRAWS):
+                    rule = family._rule(spec, level, spec.sample_params(rng, family.mode))
+                    weights.append(1.0 / (len(kinds) * _PLAN_DRAWS))
+                    for c, x in enumerate(candidates):
+                        answers[c].append(ids.setdefault(str(rule(x)), len(ids)))
+            order = greedy_joint_plan(answers, weights, _PLAN_STEPS) if kinds else []
+            rest = [i for i in range(len(candidates)) if i not in set(order)]
+            hit = _PLANS[key] = tuple(candidates[i] for i in (*order, *rest))
+    return hit
