@@ -8,8 +8,7 @@ import random
 import pytest
 
 from blackboxes.families import family_for_box, get_family
-from blackboxes.families.cri import KINDS, LEVEL_KINDS, CircuitRuleInference, bits_of
-from blackboxes.families.cri import _inputs
+from blackboxes.families.cri import KINDS, LEVEL_KINDS, CircuitRuleInference, _inputs, bits_of
 from blackboxes.families.cri._factored import DagKind
 from blackboxes.information import expected_information, realised_information
 from oracle_bench.errors import FamilyError, InvalidQueryError, UnknownNameError, UsageError
