@@ -35,17 +35,21 @@ def _best(
 
 
 def greedy_joint_plan(
-    answers: Sequence[Sequence[int]], weights: Sequence[float], steps: int
+    answers: Sequence[Sequence[int]],
+    weights: Sequence[float],
+    steps: int,
+    *,
+    restart: bool = True,
 ) -> list[int]:
     """Indices of ``steps`` candidate queries, each the one whose answer, jointly with the
     answers of those chosen before it, has the most entropy under the prior.
 
     ``answers[c][h]`` is an id of hypothesis ``h``'s answer to candidate ``c`` and
     ``weights[h]`` its prior probability. No answer is ever looked at: this is the best plan
-    that ignores feedback, chosen greedily (ties go to the earlier candidate). When the
-    chosen answers already tell every hypothesis apart (a sampled prior runs out), the
-    partition starts afresh, so that later picks are still informative rather than the
-    first unchosen candidates.
+    that ignores feedback, chosen greedily (ties go to the earlier candidate). When no
+    candidate adds information any more (the chosen answers tell every hypothesis apart),
+    the partition starts afresh with ``restart``, or the plan ends there without it (for
+    a prior that is only a sample, whose later picks would be noise).
     """
     labels = [0] * len(weights)
     current = 0.0
@@ -54,6 +58,8 @@ def greedy_joint_plan(
     for _ in range(min(steps, len(answers))):
         best, best_h = _best(answers, weights, labels, width, chosen)
         if best_h <= current + 1e-9 and any(labels):
+            if not restart:
+                break
             labels, current = [0] * len(weights), 0.0
             best, best_h = _best(answers, weights, labels, width, chosen)
         current = best_h

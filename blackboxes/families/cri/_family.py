@@ -287,10 +287,11 @@ class CircuitRuleInference(Family):
         return _inputs.random_bits(rng, self._bits())
 
     def exploration_plan(self, level: Level, turns: int) -> list[JSONValue]:
-        """The fixed candidates (all zeros, all ones, unit vectors, unit holes, fixed random
-        vectors) reordered so that each of the first ones is the vector whose answer, jointly
+        """Fixed candidates (all zeros, all ones, unit vectors, unit holes, fixed random
+        vectors): first, while it adds information, each the vector whose answer, jointly
         with those before it, is most uncertain under the level's prior (estimated on
-        seeded draws of every kind the intro admits): chosen once, never from feedback."""
+        seeded draws of every kind the intro admits); then the fixed random vectors, then
+        the structured ones. Chosen once, never from feedback."""
         plan = _greedy_plan(self, level)
         return [plan[i % len(plan)] for i in range(turns)]
 
@@ -310,7 +311,11 @@ class CircuitRuleInference(Family):
         asked: Sequence[JSONValue] = (),
     ) -> list[JSONValue]:
         seen = [x for x in asked if isinstance(x, str)]
-        return list(_inputs.query_pool(rng, n, self._bits(level), seen))
+        # The plan's next vectors first (so the adaptive agent can do what the fixed one
+        # does), then one-bit changes of the last answers, structured and random vectors.
+        ahead = [x for x in _greedy_plan(self, level) if x not in set(seen)][: n // 4]
+        rest = _inputs.query_pool(rng, n, self._bits(level), [*seen, *ahead])
+        return [*ahead, *rest][:n]
 
     def test_inputs(
         self, rng: random.Random, k: int, exclude: Collection[JSONValue]
@@ -322,7 +327,7 @@ class CircuitRuleInference(Family):
         return list(_inputs.differential_inputs(rng, n, self._bits()))
 
 
-_PLAN_DRAWS = 96
+_PLAN_DRAWS = 256
 """Seeded draws per kind that stand for the prior when the plan is chosen."""
 _PLAN_STEPS = 24
 _PLANS: dict[tuple[str | int, ...], tuple[str, ...]] = {}
@@ -348,7 +353,11 @@ def _greedy_plan(family: CircuitRuleInference, level: Level) -> tuple[str, ...]:
                     weights.append(1.0 / (len(kinds) * _PLAN_DRAWS))
                     for c, x in enumerate(candidates):
                         answers[c].append(ids.setdefault(str(rule(x)), len(ids)))
-            order = greedy_joint_plan(answers, weights, _PLAN_STEPS) if kinds else []
-            rest = [i for i in range(len(candidates)) if i not in set(order)]
+            order = greedy_joint_plan(answers, weights, _PLAN_STEPS, restart=False) if kinds else []
+            # Then the fixed random vectors (varied, like a random agent's), then the
+            # structured ones.
+            structured = 2 * n + 2
+            rest = [i for i in range(structured, len(candidates)) if i not in set(order)]
+            rest += [i for i in range(structured) if i not in set(order)]
             hit = _PLANS[key] = tuple(candidates[i] for i in (*order, *rest))
     return hit
