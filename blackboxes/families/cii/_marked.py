@@ -9,6 +9,7 @@ agent needs about as many queries. The version space (:mod:`._marked_space`) is 
 
 from __future__ import annotations
 
+from abc import abstractmethod
 from collections.abc import Iterable, Mapping
 from typing import Any
 
@@ -59,12 +60,27 @@ class MarkedKind(ProgramKind):
     def context(self, params: Params) -> dict[str, Any]:
         return {"mark": [int(c) for c in str(params["mark"])]}
 
-    def _marks(self, params: Params) -> list[int]:
-        return [int(c) for c in str(params["mark"])]
+    def trace(self, params: Params, args: Mapping[str, JSONValue]) -> list[Event]:
+        values = args["a"]
+        if not isinstance(values, list):
+            raise FamilyError(f"{self.name} takes a list")
+        table = str(params["mark"])
+        return self._events([int(table[int(v)]) for v in values])
 
-    def _listed(self, params: Params) -> str:
+    @abstractmethod
+    def _events(self, marks: list[int]) -> list[Event]:
+        """The checkpoint events for the marks of a's elements, in order."""
+
+    def describe(self, params: Params) -> str:
         marked = [str(v) for v, c in enumerate(str(params["mark"])) if c == "1"]
-        return ", ".join(marked) if marked else "none"
+        return (
+            f"A value v in 0..20 is marked iff v is one of: {', '.join(marked) or 'none'} "
+            "(keep this as a constant table M of 21 entries, M[v] = 1 if v is marked, else "
+            "0). " + self._steps
+        )
+
+    _steps: str
+    """The program after the table, for ``describe``."""
 
 
 class MarkedScanKind(MarkedKind):
@@ -75,27 +91,19 @@ class MarkedScanKind(MarkedKind):
     max_outputs = 2 * (NUMBERS.max_len + 1)
     """Visit i of checkpoint 1: w in {0, 1}, s in 0..i (i <= 8): at most 18."""
 
-    def trace(self, params: Params, args: Mapping[str, JSONValue]) -> list[Event]:
-        marks = self._marks(params)
-        values = args["a"]
-        if not isinstance(values, list):
-            raise FamilyError("marked_scan takes a list")
+    _steps = (
+        "Let s = 0. For each element x of a, in order: w = M[x]; s = s + w; then "
+        "checkpoint(1, w=w, s=s). After the loop: checkpoint(2, s=s)."
+    )
+
+    def _events(self, marks: list[int]) -> list[Event]:
         count = 0
         events: list[Event] = []
-        for value in values:
-            mark = marks[int(value)]
+        for mark in marks:
             count += mark
             events.append((1, {"w": mark, "s": count}))
         events.append((2, {"s": count}))
         return events
-
-    def describe(self, params: Params) -> str:
-        return (
-            f"A value v in 0..20 is marked iff v is one of: {self._listed(params)} (keep this "
-            "as a constant table M of 21 entries, M[v] = 1 if v is marked, else 0). Let s = 0. "
-            "For each element x of a, in order: w = M[x]; s = s + w; then checkpoint(1, w=w, "
-            "s=s). After the loop: checkpoint(2, s=s)."
-        )
 
 
 class MarkedRunsKind(MarkedKind):
@@ -107,29 +115,21 @@ class MarkedRunsKind(MarkedKind):
     """Visit i of checkpoint 1 (i <= 8): w = 0 gives r = 0 and t in 0..i-1; w = 1 gives r in
     1..i and t in r..i: at most 8 + 36 = 44."""
 
-    def trace(self, params: Params, args: Mapping[str, JSONValue]) -> list[Event]:
-        marks = self._marks(params)
-        values = args["a"]
-        if not isinstance(values, list):
-            raise FamilyError("marked_runs takes a list")
+    _steps = (
+        "Let r = 0 and t = 0. For each element x of a, in order: w = M[x]; r = r + 1 if w "
+        "is 1, else r = 0; t = max(t, r); then checkpoint(1, w=w, r=r, t=t). After the "
+        "loop: checkpoint(2, t=t)."
+    )
+
+    def _events(self, marks: list[int]) -> list[Event]:
         run = longest = 0
         events: list[Event] = []
-        for value in values:
-            mark = marks[int(value)]
+        for mark in marks:
             run = run + 1 if mark else 0
             longest = max(longest, run)
             events.append((1, {"w": mark, "r": run, "t": longest}))
         events.append((2, {"t": longest}))
         return events
-
-    def describe(self, params: Params) -> str:
-        return (
-            f"A value v in 0..20 is marked iff v is one of: {self._listed(params)} (keep this "
-            "as a constant table M of 21 entries, M[v] = 1 if v is marked, else 0). Let r = 0 "
-            "and t = 0. For each element x of a, in order: w = M[x]; r = r + 1 if w is 1, "
-            "else r = 0; t = max(t, r); then checkpoint(1, w=w, r=r, t=t). After the loop: "
-            "checkpoint(2, t=t)."
-        )
 
 
 class MarkedCountKind(MarkedKind):
@@ -140,26 +140,19 @@ class MarkedCountKind(MarkedKind):
     max_outputs = NUMBERS.max_len + 1
     """Visit i of checkpoint 1: s in 0..i (i <= 8): at most 9."""
 
-    def trace(self, params: Params, args: Mapping[str, JSONValue]) -> list[Event]:
-        marks = self._marks(params)
-        values = args["a"]
-        if not isinstance(values, list):
-            raise FamilyError("marked_count takes a list")
+    _steps = (
+        "Let s = 0. For each element x of a, in order: s = s + M[x]; then checkpoint(1, "
+        "s=s). After the loop: checkpoint(2, s=s)."
+    )
+
+    def _events(self, marks: list[int]) -> list[Event]:
         count = 0
         events: list[Event] = []
-        for value in values:
-            count += marks[int(value)]
+        for mark in marks:
+            count += mark
             events.append((1, {"s": count}))
         events.append((2, {"s": count}))
         return events
-
-    def describe(self, params: Params) -> str:
-        return (
-            f"A value v in 0..20 is marked iff v is one of: {self._listed(params)} (keep this "
-            "as a constant table M of 21 entries, M[v] = 1 if v is marked, else 0). Let s = 0. "
-            "For each element x of a, in order: s = s + M[x]; then checkpoint(1, s=s). After "
-            "the loop: checkpoint(2, s=s)."
-        )
 
 
 class MarkedParityKind(MarkedKind):
@@ -170,26 +163,19 @@ class MarkedParityKind(MarkedKind):
     max_outputs = 2
     """One bit per visit."""
 
-    def trace(self, params: Params, args: Mapping[str, JSONValue]) -> list[Event]:
-        marks = self._marks(params)
-        values = args["a"]
-        if not isinstance(values, list):
-            raise FamilyError("marked_parity takes a list")
+    _steps = (
+        "Let p = 0. For each element x of a, in order: p = 1 - p if M[x] is 1 (else p "
+        "stays); then checkpoint(1, p=p). After the loop: checkpoint(2, p=p)."
+    )
+
+    def _events(self, marks: list[int]) -> list[Event]:
         parity = 0
         events: list[Event] = []
-        for value in values:
-            parity ^= marks[int(value)]
+        for mark in marks:
+            parity ^= mark
             events.append((1, {"p": parity}))
         events.append((2, {"p": parity}))
         return events
-
-    def describe(self, params: Params) -> str:
-        return (
-            f"A value v in 0..20 is marked iff v is one of: {self._listed(params)} (keep this "
-            "as a constant table M of 21 entries, M[v] = 1 if v is marked, else 0). Let p = 0. "
-            "For each element x of a, in order: p = 1 - p if M[x] is 1 (else p stays); then "
-            "checkpoint(1, p=p). After the loop: checkpoint(2, p=p)."
-        )
 
 
 MARKED: tuple[MarkedKind, ...] = (
