@@ -9,7 +9,8 @@ prior) updated with their own observations: attempt ``a`` of an item answers the
 - ``fixed``: the family's feedback-independent plan (``family.exploration_plan``);
 - ``adaptive``: greedy, each turn the not-yet-asked candidate of ``family.query_pool``
   with the highest expected information over the current version space (ties broken
-  by a draw from the agent's seeded rng).
+  by a draw from the agent's seeded rng); for a family with a ``plan_margin``, the
+  plan's next query unless the greedy pick beats it by more than that many bits.
 
 They are given the Family, the level and a seeded rng: public information only, never
 the box's rule kind or hidden.json.
@@ -184,7 +185,27 @@ class AdaptiveAgent(_VersionSpaceAgent):
     which is most of an episode's cost otherwise (scoring 32 candidates over every kind).
     """
 
+    def __init__(self, ctx: AgentContext) -> None:
+        super().__init__(ctx)
+        self._plan: list[JSONValue] = []
+
+    def start(self, briefing: Briefing) -> None:
+        super().start(briefing)
+        if self.family.plan_margin is not None:
+            self._plan = list(self.family.exploration_plan(self.level, briefing.turns))
+
     def choose_query(self) -> JSONValue:
+        best = self._greedy()
+        planned = next((x for x in self._plan if output_key(x) not in self._asked), None)
+        margin = self.family.plan_margin
+        if planned is None or margin is None:
+            return best
+        if best is None:
+            return planned
+        gain = expected_information(self.view, best) - expected_information(self.view, planned)
+        return planned if round(gain, _SCORE_DIGITS) <= margin else best
+
+    def _greedy(self) -> JSONValue:
         if self._observed == 0:
             for x in _prior_ranking(self.family, self.level):
                 if output_key(x) not in self._asked:
@@ -192,6 +213,8 @@ class AdaptiveAgent(_VersionSpaceAgent):
         pool = self.family.query_pool(self.rng, self.level, ADAPTIVE_POOL_SIZE, self._queries)
         ranked = _rank_pool(self.view, pool, self._asked, self.rng)
         if not ranked:
+            if self._plan:
+                return None
             self._note(f"turn {self._turn}: query pool exhausted; random query")
             return self.family.random_query(self.rng)
         return ranked[0]

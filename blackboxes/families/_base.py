@@ -86,6 +86,11 @@ class Family(ABC):
     """``turns``: ORACLE's turn@shot protocol; ``dfa``: MQ/EQ until an EQ is accepted."""
     balanced_kinds: ClassVar[bool] = False
     """True: a suite cycles through ``kinds(level)`` in order instead of drawing kinds."""
+    plan_margin: ClassVar[float | None] = None
+    """Bits. When set, the adaptive baseline asks the fixed plan's next query unless another
+    candidate's expected information beats it by more than this (for a family whose plan is
+    chosen on the real prior while its version space is in part a superset, so close calls
+    under the version space favour the plan). None: pure greedy."""
 
     def configure(self, **options: Any) -> Family:
         """A copy of the family with generation options applied (``oracle-gen`` flags).
