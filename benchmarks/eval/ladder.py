@@ -9,7 +9,8 @@ For each level it generates (or reuses) the suite ``oracle-gen --category C --le
 evaluate_suite, and prints:
 
 1. accuracy per (level, budget, agent), with whether adaptive >= fixed >= random holds
-   and is strict somewhere;
+   and is strict somewhere, and for a reversed pair whether the seeded 95% bootstrap CI of
+   the per-box difference excludes 0 (beyond noise) or not;
 2. per rule kind: log2|H| and T_info, the fixed plan's accuracy
    at the largest budget, the share of boxes the fixed plan and the adaptive agent solve
    (every held-out item right) with one query, and whether the kind needs adaptivity
@@ -38,6 +39,7 @@ from evaluator import evaluate_suite, parse_spec
 from evaluator.agents import AgentContext, make_agent
 from evaluator.protocol import EpisodeContext, run_episode
 from evaluator.spec import TurnShot
+from evaluator.summary import BoxRow, bootstrap_ci
 from generator import GenerateConfig, generate_suite
 from sandbox import SandboxWorker
 
@@ -72,6 +74,27 @@ def episode_times(suite_dir: Path, spec: TurnShot, seed: int) -> list[tuple[str,
                 seconds[name] = time.perf_counter() - clock
         rows.append((box.facts.rule_kind, seconds["fixed"], seconds["adaptive"]))
     return rows
+
+
+def _paired_reversals(boxes: list[BoxRow], seed: int, *parts: str) -> str:
+    """Which reversed pairs are beyond the noise: the seeded 95% bootstrap CI of the
+    per-box difference (the same held-out items for both agents when they ask alike)."""
+    scores = {(r.agent, r.box_id): r.accuracy for r in boxes if r.accuracy is not None}
+    ids = sorted({box for _, box in scores})
+    notes = []
+    for better, worse in (("adaptive", "fixed"), ("fixed", "random")):
+        diffs = [
+            scores[(better, b)] - scores[(worse, b)]
+            for b in ids
+            if (better, b) in scores and (worse, b) in scores
+        ]
+        if not diffs or sum(diffs) >= 0:
+            continue
+        ci = bootstrap_ci(diffs, seed, "ladder", better, worse, *parts)
+        if ci is not None:
+            beyond = "beyond noise" if ci[1] < 0 else "within noise"
+            notes.append(f"{better}-{worse} CI [{ci[0]:+.3f}, {ci[1]:+.3f}] {beyond}")
+    return ": " + "; ".join(notes) if notes else ""
 
 
 def main() -> None:
@@ -123,6 +146,8 @@ def main() -> None:
             ordered = acc["adaptive"] >= acc["fixed"] >= acc["random"]
             strict = acc["adaptive"] > acc["fixed"] or acc["fixed"] > acc["random"]
             verdict = "holds, strict" if ordered and strict else "holds" if ordered else "FAILS"
+            if not ordered:
+                verdict += _paired_reversals(result.summary.boxes, args.seed, level, spec.slug)
             ladder.add_row(
                 level, str(spec), *(f"{acc[a]:.3f}" for a in AGENTS), f"{verdict} ({elapsed:.0f} s)"
             )
