@@ -278,7 +278,7 @@ class _Episode:
         k, shots = len(pairs), self.ctx.spec.shots
         self.agent.begin_evaluation(
             f"Exploration is over. Evaluation starts: {k} question(s), "
-            f"{shots} attempt(s) for each: give the black box's output for each input."
+            f"{shots} attempt(s) for each: answer each question as it asks."
         )
         for n, (x, expected) in enumerate(pairs, start=1):
             input_text = self.family.format_query(x)
