@@ -318,7 +318,8 @@ class CircuitRuleInference(Family):
         seen = [x for x in asked if isinstance(x, str)]
         # The plan's next vectors first (so the adaptive agent can do what the fixed one
         # does), then one-bit changes of the last answers, structured and random vectors.
-        ahead = [x for x in _greedy_plan(self, level) if x not in set(seen)][: n // 4]
+        skip = set(seen)
+        ahead = [x for x in _greedy_plan(self, level) if x not in skip][: n // 4]
         rest = _inputs.query_pool(rng, n, self._bits(level), [*seen, *ahead])
         return [*ahead, *rest][:n]
 
@@ -362,7 +363,8 @@ def _greedy_plan(family: CircuitRuleInference, level: Level) -> tuple[str, ...]:
             # Then the fixed random vectors (varied, like a random agent's), then the
             # structured ones.
             structured = 2 * n + 2
-            rest = [i for i in range(structured, len(candidates)) if i not in set(order)]
-            rest += [i for i in range(structured) if i not in set(order)]
+            chosen = set(order)
+            rest = [i for i in range(structured, len(candidates)) if i not in chosen]
+            rest += [i for i in range(structured) if i not in chosen]
             hit = _PLANS[key] = tuple(candidates[i] for i in (*order, *rest))
     return hit
