@@ -98,6 +98,9 @@ class Question:
     """1-based item number."""
     attempt: int
     """0-based attempt number, < shots."""
+    program: bool = False
+    """True when the answer is one program for every held-out item (``item`` is 0 and
+    ``input`` None): the family's ``answers_as_code``."""
 
 
 @runtime_checkable

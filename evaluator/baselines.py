@@ -105,6 +105,8 @@ class _VersionSpaceAgent(ABC):
         return self._view
 
     def answer(self, question: Question) -> str:
+        if question.program:
+            return self._program(question.attempt)
         shots = self.briefing.shots if self.briefing is not None else 1
         ranked = self._candidates.get(question.item)
         if ranked is None:
@@ -142,6 +144,21 @@ class _VersionSpaceAgent(ABC):
             self._note(f"item {question.item}: empty prediction; echoing the input")
             texts.append(question.input_text)
         return texts
+
+    def _program(self, attempt: int) -> str:
+        """A code answer: the model tabulated on the family's whole query domain, attempt
+        ``a`` giving each input's ``a``-th most probable output (as answers per item do)."""
+        predictions = []
+        for x in self.family.domain():
+            try:
+                top = self.view.predictive(x).top(attempt + 1)
+            except Exception as exc:  # a family bug must not kill the episode
+                self._note(f"program: prediction at {x!r} failed ({type(exc).__name__}: {exc})")
+                continue
+            if top:
+                predictions.append((x, top[min(attempt, len(top) - 1)]))
+        source = self.family.solution_source(predictions)
+        return f"```python\n{source}```"
 
     def _note(self, text: str) -> None:
         log.debug("%s: %s", type(self).__name__, text)

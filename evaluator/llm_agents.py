@@ -56,6 +56,7 @@ from evaluator._llm_text import (
     string_argument,
     unusable_arguments,
 )
+from evaluator._solutions import program_text
 from evaluator.agents import AgentContext, Briefing, Observation, Question
 from evaluator.dfa_protocol import DfaAgentContext, DfaEnvironment
 from evaluator.usage import CallPhase, LlmCallRecord, RunBudget
@@ -431,6 +432,8 @@ class LlmAgent(_LlmBase):
         """What the last reply gave the protocol (None after a reply without a call)."""
         self._unusable: str | None = None
         """Why the last reply was unusable as a whole (shown in the correction), or None."""
+        self._program = False
+        """The current answer is a program (a code-answer box): read from a fenced block."""
 
     # -- Agent -----------------------------------------------------------------
     def start(self, briefing: Briefing) -> None:
@@ -460,7 +463,12 @@ class LlmAgent(_LlmBase):
         self._pending.append(message)
 
     def answer(self, question: Question) -> str:
-        where = f"item {question.item} attempt {question.attempt + 1}"
+        self._program = question.program
+        where = (
+            f"submission {question.attempt + 1}"
+            if question.program
+            else f"item {question.item} attempt {question.attempt + 1}"
+        )
         return self._act(question.prompt, "answer", question.item, where)
 
     def feedback(self, correct: bool, message: str) -> None:
@@ -561,6 +569,12 @@ class LlmAgent(_LlmBase):
                 f"Your reply made no {kind} call. Call the tool {kind} with {argument}: "
                 "exactly one tool call."
             )
+        if kind == "answer" and self._program:
+            entry = self.ctx.family.solution_entry
+            return (
+                f"Your reply has no program. Reply with the whole program defining {entry}() "
+                "in one ```python fenced block."
+            )
         marker = QUERY_MARKER if kind == "query" else ANSWER_MARKER
         what = "input" if kind == "query" else "output"
         return f"Your reply has no {marker} line. End your reply with one line {marker}: <{what}>"
@@ -576,6 +590,8 @@ class LlmAgent(_LlmBase):
             self._notes.append(f"{where}: {self._unusable}")
             return None
         if self.settings.protocol == "text":
+            if kind == "answer" and self._program:
+                return program_text(reply.text, self.ctx.family.solution_entry)
             return marker_value(reply.text, QUERY_MARKER if kind == "query" else ANSWER_MARKER)
         primary = next((c for c in reply.tool_calls if c.name == kind), None)
         for call in reply.tool_calls:

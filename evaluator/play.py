@@ -43,6 +43,7 @@ from typing import TYPE_CHECKING, TextIO
 from rich.console import Console
 
 from evaluator._defaults import DEFAULT_BUDGET_FACTOR
+from evaluator._solutions import SandboxSolutions
 from evaluator.spec import (
     FEEDBACK_MODES,
     FeedbackMode,
@@ -283,9 +284,31 @@ class HumanAgent(_Reader):
     def answer(self, question: Question) -> str:
         self.io.say("")
         self.io.say(question.prompt)
+        if question.program:
+            return self._program(question)
         text = self.read("answer> ")
         self.answers.append((f"{question.item} ({question.input_text})", text, None))
         return text
+
+    def _program(self, question: Question) -> str:
+        """A program typed line by line and ended by a line ``END``, or read from a file
+        named as ``@PATH``."""
+        self.io.say("Type the program and end it with a line END, or give a file as @PATH.")
+        first = self.read("program> ")
+        if first.startswith("@"):
+            path = Path(first[1:].strip()).expanduser()
+            try:
+                text = path.read_text(encoding="utf-8")
+            except (OSError, UnicodeDecodeError) as exc:
+                self.io.say(f"cannot read {path}: {exc}")
+                text = ""
+        else:
+            lines = [first]
+            while lines[-1] != "END":
+                lines.append(self.io.ask("... ").rstrip())
+            text = "\n".join(lines[:-1]) + "\n"
+        self.answers.append((f"submission {question.attempt + 1}", text[:60], None))
+        return f"```python\n{text}```"
 
     def feedback(self, correct: bool, message: str) -> None:
         if self.answers:
@@ -574,7 +597,8 @@ def play_box(
                     seed=seed,
                     repetition=repetition,
                 )
-                traj = run_episode(box, family, agent, worker, ctx)
+                solutions = SandboxSolutions(SandboxLimits())
+                traj = run_episode(box, family, agent, worker, ctx, solutions)
                 quit = agent.quit and traj.status == "failed"
         if quit:
             traj = traj.model_copy(update={"error": QUIT_ERROR})

@@ -27,6 +27,7 @@ from typing import Any, Protocol
 
 from blackboxes.families import Family
 from blackboxes.store import Box
+from evaluator._solutions import SolutionRunner, program_text
 from evaluator.agents import Agent, Briefing, Observation, Question
 from evaluator.failures import BoxFailureError, FailureCause, cause_of
 from evaluator.spec import FeedbackMode, TurnShot
@@ -34,6 +35,7 @@ from evaluator.trajectory import (
     AttemptRecord,
     ItemRecord,
     SpecRecord,
+    SubmissionRecord,
     Trajectory,
     TurnRecord,
 )
@@ -148,9 +150,11 @@ class _Episode:
     agent: Agent
     ctx: EpisodeContext
     env: BoxEnvironment
+    solutions: SolutionRunner | None = None
     intro: str = ""
     turns: list[TurnRecord] = field(default_factory=list)
     items: list[ItemRecord] = field(default_factory=list)
+    submissions: list[SubmissionRecord] | None = None
 
     # -- exploration ----------------------------------------------------------
     def _parse(self, reply: object) -> tuple[str, JSONValue, str | None]:
@@ -275,6 +279,9 @@ class _Episode:
 
     def evaluate(self) -> None:
         pairs = self.held_out()
+        if self.family.answers_as_code:
+            self.evaluate_program(pairs)
+            return
         k, shots = len(pairs), self.ctx.spec.shots
         self.agent.begin_evaluation(
             f"Exploration is over. Evaluation starts: {k} question(s), "
@@ -293,7 +300,7 @@ class _Episode:
                 )
                 text, problem = _checked(self.agent.answer(question), "your answer")
                 correct = problem is None and self.family.check_answer(expected, text)
-                attempts.append(AttemptRecord(text=text, correct=correct))
+                attempts.append(self._attempt(expected, text, correct))
                 wrong = "Your answer is wrong." if problem is None else f"Wrong: {problem}."
                 if correct:
                     message = "Your answer is correct."
@@ -316,6 +323,102 @@ class _Episode:
                     correct=attempts[-1].correct,
                 )
             )
+
+    def _attempt(self, expected: JSONValue, text: str, correct: bool) -> AttemptRecord:
+        wrong = None if correct else (self.family.wrong_parts(expected, text) or None)
+        return AttemptRecord(text=text, correct=correct, wrong=wrong)
+
+    def evaluate_program(self, pairs: list[tuple[JSONValue, JSONValue]]) -> None:
+        """Code answers: each attempt is one program, run in a fresh sandbox worker at
+        every held-out item still wrong; feedback says which items it got right."""
+        if self.solutions is None:
+            raise RuntimeError("this box takes code answers, but no solution sandbox was given")
+        k, shots = len(pairs), self.ctx.spec.shots
+        entry = self.family.solution_entry
+        inputs = [self.family.format_query(x) for x, _ in pairs]
+        self.agent.begin_evaluation(
+            f"Exploration is over. Evaluation starts: submit one Python program defining "
+            f"{entry}({self.family.entry_signature}); it is run at {k} held-out input(s) "
+            f"you have not seen. {shots} submission(s) allowed."
+        )
+        attempts: list[list[AttemptRecord]] = [[] for _ in pairs]
+        done = [False] * k
+        self.submissions = []
+        for a in range(shots):
+            prompt = (
+                f"Submission {a + 1} of {shots}: reply with the whole program, defining "
+                f"{entry}({self.family.entry_signature}), in one ```python fenced block."
+            )
+            question = Question(
+                prompt=prompt, input_text="", input=None, item=0, attempt=a, program=True
+            )
+            reply, problem = _checked(self.agent.answer(question), "your program")
+            source = None if problem is not None else program_text(reply, entry)
+            open_items = [i for i in range(k) if not done[i]]
+            error = problem
+            if source is None and error is None:
+                error = f"no program defining {entry}() in the reply"
+            results: tuple[Any, ...] = ()
+            if error is None and source is not None:
+                calls = [self.family.box_call(pairs[i][0]).args for i in open_items]
+                run = self.solutions.run(source, entry, calls)
+                error, results = run.error, run.results
+            right = 0
+            for n, i in enumerate(open_items):
+                expected = pairs[i][1]
+                if error is not None:
+                    attempts[i].append(AttemptRecord(text=f"[{error}]"[:300], correct=False))
+                    continue
+                text = self._program_output(results[n])
+                correct = self.family.check_answer(expected, text)
+                attempts[i].append(self._attempt(expected, text, correct))
+                done[i] = correct
+                right += correct
+            self.submissions.append(
+                SubmissionRecord(
+                    attempt=a,
+                    source=source or "",
+                    reply=reply,
+                    error=error,
+                    correct=right,
+                    asked=len(open_items),
+                )
+            )
+            solved = sum(done)
+            message = f"Your program is right at {solved} of {k} held-out input(s)."
+            if error is not None:
+                message = f"Your program did not run ({error[:200]}). " + message
+            else:
+                wrong = [inputs[i] for i in range(k) if not done[i]]
+                if wrong:
+                    message += f" Wrong at: {', '.join(wrong)}."
+            if solved < k and a + 1 < shots:
+                message += " Please submit an improved program."
+            self.agent.feedback(solved == k, message)
+            if solved == k:
+                break
+        for i, (x, expected) in enumerate(pairs):
+            self.items.append(
+                ItemRecord(
+                    index=i + 1,
+                    input=x,
+                    input_text=inputs[i],
+                    expected=expected,
+                    attempts=attempts[i],
+                    correct=done[i],
+                )
+            )
+
+    def _program_output(self, result: CallResultLike) -> str:
+        """A program's output on one input as an answer text; its error, bracketed (which
+        no family reads as right), when it failed or returned what cannot be rendered."""
+        if not result.ok:
+            error = result.error
+            return f"[{error.render() if error is not None else 'error'}]"[:300]
+        try:
+            return self.family.render_output(result.value)
+        except Exception as exc:
+            return f"[unusable output: {type(exc).__name__}]"
 
     # -- record ---------------------------------------------------------------
     def trajectory(self, error: str | None, failure: FailureCause | None = None) -> Trajectory:
@@ -341,6 +444,7 @@ class _Episode:
             sandbox_layers=layers,
             turns=self.turns,
             items=self.items,
+            submissions=self.submissions,
             accuracy=accuracy,
             queries_used=sum(t.answered for t in self.turns),
             invalid_turns=sum(not t.valid for t in self.turns),
@@ -390,13 +494,15 @@ def run_episode(
     agent: Agent,
     env: BoxEnvironment,
     ctx: EpisodeContext,
+    solutions: SolutionRunner | None = None,
 ) -> Trajectory:
     """Run one episode and return its trajectory.
 
     A failure of the agent, the box (on a held-out item) or the family is recorded as
     ``status="failed"`` with the reason and the turns so far; it is never raised.
+    ``solutions`` runs submitted programs for a family that takes code answers.
     """
-    episode = _Episode(box=box, family=family, agent=agent, ctx=ctx, env=env)
+    episode = _Episode(box=box, family=family, agent=agent, ctx=ctx, env=env, solutions=solutions)
     episode.intro = briefing_text(box, ctx.spec, family.test_items)
     try:
         agent.start(

@@ -69,6 +69,7 @@ from blackboxes.store import Box, load_box, load_suite
 from evaluator._pool import BoxWorkerPool, PooledBox, start_sandbox_worker
 from evaluator._run_folder import RunDefinition, claim_folder, episode_settings, lock_name
 from evaluator._schedule import run_jobs
+from evaluator._solutions import SandboxSolutions
 from evaluator.agents import AgentContext, check_agent_name, make_agent
 from evaluator.dfa_metrics import (
     DEFAULT_SIMILARITY_LEN,
@@ -1152,7 +1153,7 @@ class _TurnsKind:
             log.info("agent %s cannot start: %s", job.agent, exc)
             return failed_trajectory(box, family, ctx, f"{type(exc).__name__}: {exc}", "agent")
         try:
-            return run_episode(box, family, agent, env, ctx)
+            return run_episode(box, family, agent, env, ctx, SandboxSolutions(self.run.limits))
         finally:
             _close_agent(agent)
 

@@ -24,6 +24,7 @@ __all__ = [
     "EpisodeStatus",
     "ItemRecord",
     "SpecRecord",
+    "SubmissionRecord",
     "Trajectory",
     "TurnRecord",
     "load_trajectory",
@@ -82,9 +83,33 @@ class TurnRecord(_Model):
         return self.valid and self.error_kind is None
 
 
+def _absent(value: object) -> bool:
+    return value is None
+
+
 class AttemptRecord(_Model):
     text: str
+    """The answer as given; for a code answer, the program's output rendered (or its error)."""
     correct: bool
+    wrong: list[str] | None = Field(default=None, exclude_if=_absent)
+    """The parts a wrong answer got wrong, for families that break answers down (PSI's
+    objects); absent otherwise."""
+
+
+class SubmissionRecord(_Model):
+    """One program submitted as the answer to every held-out item (``answers_as_code``)."""
+
+    attempt: int = Field(ge=0)
+    source: str
+    """The program as run (extracted from the agent's reply)."""
+    reply: str
+    """The agent's whole reply."""
+    error: str | None = None
+    """Why the program could not run at all (refused by the compiler, a worker that would
+    not start); every item it was asked is then wrong."""
+    correct: int = Field(ge=0)
+    """Items this submission answered right (of those still open when it was run)."""
+    asked: int = Field(ge=0)
 
 
 class ItemRecord(_Model):
@@ -127,6 +152,8 @@ class Trajectory(_Model):
     items: list[ItemRecord]
     accuracy: float | None
     """Correct items / K; None when the episode failed before scoring."""
+    submissions: list[SubmissionRecord] | None = Field(default=None, exclude_if=_absent)
+    """The programs of a code-answer episode, in order (absent for answers per item)."""
     queries_used: int
     """Valid queries the box answered."""
     invalid_turns: int

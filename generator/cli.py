@@ -31,6 +31,8 @@ examples:
   oracle-gen --category CRI --level hard             20 hard circuit boxes into ./suites/
   oracle-gen --category CRI --level easy --output-mode gates   every gate answers (ORACLE)
   oracle-gen --category ERI --level hard             20 hard cipher boxes into ./suites/
+  oracle-gen --category PSI --level hard             20 hard physics boxes into ./suites/
+  oracle-gen --category PSI --level hard --answers code   answers are solution(t) programs
   oracle-gen --category ERI --level easy -n 30 --seed 7 --out my-suite
   oracle-gen --category ERI --level hard --query-length 16   longer queries: fewer turns needed
   oracle-gen --category DFA --states 4-5 -n 20        20 minimal DFAs with 4 or 5 states
@@ -137,6 +139,15 @@ def build_parser() -> ArgumentParser:
         default=None,
         help="what a query answers: the circuit's output bits (default: a true black box) "
         "or every gate's value in order (ORACLE's mode: the wiring shows)",
+    )
+    psi = parser.add_argument_group("PSI options")
+    psi.add_argument(
+        "--answers",
+        choices=("values", "code"),
+        default=None,
+        help="how agents answer: every object's coordinates per held-out time (default), or "
+        "one program solution(t) run in the sandbox at every held-out time (ORACLE's "
+        "simulation boxes)",
     )
     eri = parser.add_argument_group("ERI options")
     eri.add_argument(
@@ -274,6 +285,8 @@ def _config(args: argparse.Namespace) -> GenerateConfig:
         raise UsageError(f"--query-length applies to ERI boxes, not {family.name}")
     if args.output_mode is not None and family.name != "CRI":
         raise UsageError(f"--output-mode applies to CRI boxes, not {family.name}")
+    if args.answers is not None and family.name != "PSI":
+        raise UsageError(f"--answers applies to PSI boxes, not {family.name}")
     config = GenerateConfig(
         category=args.category,
         level=_level(args),
@@ -287,6 +300,7 @@ def _config(args: argparse.Namespace) -> GenerateConfig:
         alphabet_size=args.alphabet_size,
         query_length=args.query_length,
         output_mode=args.output_mode,
+        answers=args.answers,
         llm=_llm_models(args),
         jobs=args.jobs,
         overwrite=args.overwrite,

@@ -192,6 +192,8 @@ class GenerateConfig:
     """ERI only: the longest query in characters (default: 32 easy, 8 hard)."""
     output_mode: str | None = None
     """CRI only: ``outputs`` (default) or ``gates``."""
+    answers: str | None = None
+    """PSI only: ``values`` (default) or ``code`` (a ``solution(t)`` program)."""
     llm: LlmModels | None = None
     """The models of the ``llm`` backend (required with it, refused without it)."""
     jobs: int = 1
@@ -209,6 +211,7 @@ class GenerateConfig:
             "alphabet_size": self.alphabet_size,
             "query_length": self.query_length,
             "output_mode": self.output_mode,
+            "answers": self.answers,
         }
         return {k: v for k, v in options.items() if v is not None}
 
@@ -224,6 +227,8 @@ class GenerateConfig:
             label += f"-k{self.alphabet_size}"
         if self.counterexamples == "minimal":
             label += "-mincex"
+        if self.answers == "code":
+            label += "-code"
         return label
 
     def validate(self) -> None:

@@ -264,6 +264,35 @@ class Family(ABC):
         """Exact match after :meth:`normalise_answer` (families with tolerance override)."""
         return self.normalise_answer(answer) == self.normalise_answer(self.render_output(expected))
 
+    def wrong_parts(self, expected: JSONValue, answer: str) -> list[str]:
+        """The parts of a wrong answer that were wrong, for the trajectory (PSI: the
+        objects). Empty for families that do not break an answer down."""
+        return []
+
+    def outputs_agree(self, got: JSONValue, expected: JSONValue) -> bool:
+        """Whether a box output matches the reference's in the generator's differential
+        test: equal by default; a family with rounded real outputs allows a rounding tie."""
+        return bool(got == expected)
+
+    # -- answers as code -----------------------------------------------------
+    @property
+    def answers_as_code(self) -> bool:
+        """True when the evaluation phase asks for one program, ``solution_entry``, run in
+        the sandbox at every held-out input, instead of an answer per input."""
+        return False
+
+    solution_entry: ClassVar[str] = "solution"
+
+    def solution_source(self, predictions: Sequence[tuple[JSONValue, JSONValue]]) -> str:
+        """A program whose ``solution_entry`` answers ``predictions`` ((input, output)
+        pairs): how a baseline agent states its model as code."""
+        raise FamilyError(f"category {self.name} takes no code answers")
+
+    def domain(self) -> list[JSONValue]:
+        """Every valid query, for families whose queries are few enough to list (a
+        baseline tabulates its model on them for a code answer)."""
+        raise FamilyError(f"category {self.name} has no listed query domain")
+
     # -- inputs --------------------------------------------------------------
     @abstractmethod
     def random_query(self, rng: random.Random) -> JSONValue:

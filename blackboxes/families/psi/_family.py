@@ -108,6 +108,7 @@ class PhysicsSystemInference(Family):
     title: ClassVar[str] = "Physics system inference"
     test_items: ClassVar[int] = 10
     entry_signature: ClassVar[str] = "t"
+    coder_notes: ClassVar[str] = _CODER_NOTES.format(t_max=T_MAX, decimals=DECIMALS)
     question_text: ClassVar[str] = "What are the coordinates of every object at this time?"
 
     def __init__(self, settings: _Settings | None = None) -> None:
@@ -224,10 +225,6 @@ class PhysicsSystemInference(Family):
         return MixtureVersionSpace(parts)
 
     # -- code ----------------------------------------------------------------
-    @property
-    def coder_notes(self) -> str:  # type: ignore[override]
-        return _CODER_NOTES.format(t_max=T_MAX, decimals=DECIMALS)
-
     def code_template(self, rule: Rule) -> tuple[str, dict[str, Any]]:
         kind = KINDS[rule.kind]
         context = kind.template_context({k: float(cast(float, v)) for k, v in rule.params.items()})
@@ -263,7 +260,10 @@ class PhysicsSystemInference(Family):
     def _example_output(self) -> dict[str, list[float]]:
         objects, dims = self._shape()
         sample = [1.25, -0.5, 3.0]
-        return {n: [sample[(i + d) % 3] for d in range(dims)] for i, n in enumerate(object_names(objects))}
+        return {
+            n: [sample[(i + d) % 3] for d in range(dims)]
+            for i, n in enumerate(object_names(objects))
+        }
 
     def _shape_example(self) -> str:
         return render_coordinates(self._example_output())

@@ -29,13 +29,13 @@ from oracle_bench.errors import FamilyError
 
 __all__ = [
     "DECIMALS",
-    "FloatArray",
     "MAX_GRID",
-    "Param",
-    "PhysicsKind",
+    "TIMES",
     "T_MAX",
     "T_STEP",
-    "TIMES",
+    "FloatArray",
+    "Param",
+    "PhysicsKind",
     "Values",
     "object_names",
     "span",

@@ -61,8 +61,13 @@ def reference_solve(
     if end <= 0.0:
         return np.repeat(np.asarray(y0, dtype=float)[None, :], len(ts), axis=0)
     sol = solve_ivp(
-        f, (0.0, end), np.asarray(y0, dtype=float), method="DOP853", t_eval=ts,
-        rtol=1e-12, atol=1e-12,
+        f,
+        (0.0, end),
+        np.asarray(y0, dtype=float),
+        method="DOP853",
+        t_eval=ts,
+        rtol=1e-12,
+        atol=1e-12,
     )
     if not sol.success:
         raise RuntimeError(f"reference integration failed: {sol.message}")

@@ -59,9 +59,7 @@ def output_cells(y: JSONValue, objects: int, dims: int) -> IntArray | None:
 def output_value(cells: IntArray, objects: int, dims: int) -> dict[str, list[float]]:
     """The output whose coordinates are ``cells`` (output units)."""
     values = [round(int(c) / UNITS, DECIMALS) for c in cells]
-    return {
-        name: values[i * dims : (i + 1) * dims] for i, name in enumerate(object_names(objects))
-    }
+    return {name: values[i * dims : (i + 1) * dims] for i, name in enumerate(object_names(objects))}
 
 
 class _GridPredictive(Predictive):

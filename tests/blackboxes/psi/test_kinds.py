@@ -73,7 +73,7 @@ def test_particle_model_matches_reference(name: str) -> None:
     agree far inside one output unit, so the true grid point is never dropped."""
     kind = KINDS[name]
     rng = random.Random(name)
-    times = np.array(sorted(rng.uniform(0.0, T_MAX) for _ in range(60)) + [0.0, T_MAX])
+    times = np.array([*sorted(rng.uniform(0.0, T_MAX) for _ in range(60)), 0.0, T_MAX])
     for _ in range(8):
         i = rng.randrange(kind.size)
         p = {k: float(v[i]) for k, v in kind.grid.items()}
