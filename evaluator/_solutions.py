@@ -3,7 +3,9 @@
 A submission is model-written code, so it runs only in the sandbox: each submission in a
 fresh worker of its own, with the box's limits, never in the evaluator's process and never
 in the box's worker. A program the compiler refuses, one that crashes, loops or floods on
-an input, answers that input wrong; the episode and the run go on.
+an input, answers that input wrong; the episode and the run go on. After a call that
+overran its time or memory limit (or crashed its worker) the submission's remaining
+inputs are not run and are wrong: a hostile program cannot cost K times the limits.
 """
 
 from __future__ import annotations
@@ -36,6 +38,28 @@ def program_text(reply: str, entry: str = "solution") -> str | None:
     return reply if defines.search(reply) else None
 
 
+_EXHAUSTING = frozenset({"timeout", "memory", "crash"})
+"""Call errors after which a submission's remaining inputs are not run: a program that
+overran its limits (or killed its worker) once would cost up to K times the limits."""
+
+
+@dataclass(frozen=True)
+class _NotRun:
+    """The error of an input a submission did not get to run."""
+
+    kind: str = "not_run"
+
+    def render(self) -> str:
+        return "[not run: the program overran its limits on an earlier input]"
+
+
+@dataclass(frozen=True)
+class _Skipped:
+    ok: bool = False
+    value: Any = None
+    error: _NotRun = _NotRun()
+
+
 @dataclass(frozen=True)
 class SolutionRun:
     """What one submission did: an error that kept it from running at all, or one call
@@ -52,6 +76,11 @@ class SolutionRunner(Protocol):
         """One result per argument tuple of ``calls`` (``sandbox.CallResult``-like), or
         an error; raises only when the sandbox itself is unavailable."""
         ...
+
+
+def _kind(result: Any) -> str:
+    error = result.error
+    return str(getattr(error.kind, "value", error.kind)) if error is not None else ""
 
 
 class SandboxSolutions:
@@ -74,7 +103,16 @@ class SandboxSolutions:
         except SandboxError as exc:
             return SolutionRun(f"{type(exc).__name__}: {exc}")
         try:
-            return SolutionRun(None, tuple(worker.call(*args) for args in calls))
+            results: list[Any] = []
+            stopped = False
+            for args in calls:
+                if stopped:
+                    results.append(_Skipped())
+                    continue
+                result = worker.call(*args)
+                results.append(result)
+                stopped = not result.ok and _kind(result) in _EXHAUSTING
+            return SolutionRun(None, tuple(results))
         finally:
             try:
                 worker.close()
