@@ -1,5 +1,5 @@
 # Two entry points for a fresh machine with only Python and make:
-#   make demo   set up, generate small ERI, CRI, CII and DFA suites, evaluate the baseline agents
+#   make demo   set up, generate small ERI, CRI, CII, PSI and DFA suites, evaluate the baseline agents
 #   make test   set up with the dev tools and run the whole test suite
 PYTHON ?= python3
 VENV   ?= .venv
@@ -8,6 +8,7 @@ DEMO   := suites/demo-ERI-easy
 DEMO_DFA := suites/demo-DFA
 DEMO_CRI := suites/demo-CRI-hard
 DEMO_CII := suites/demo-CII-hard
+DEMO_PSI := suites/demo-PSI-hard
 
 .PHONY: demo test lint check bench clean
 
@@ -24,6 +25,8 @@ demo: $(BIN)/oracle-gen
 	$(BIN)/oracle-eval 10@1 --suite $(DEMO_CRI)
 	$(BIN)/oracle-gen --category CII --level hard -n 8 --seed 0 --out $(DEMO_CII)
 	$(BIN)/oracle-eval 2@1 --suite $(DEMO_CII)
+	$(BIN)/oracle-gen --category PSI --level hard -n 8 --seed 0 --out $(DEMO_PSI)
+	$(BIN)/oracle-eval 2@1 --suite $(DEMO_PSI)
 	$(BIN)/oracle-gen --category DFA --states 2-9 -n 16 --seed 0 --out $(DEMO_DFA)
 	$(BIN)/oracle-eval --suite $(DEMO_DFA) --agent lstar --agent kv --agent ttt
 	@echo

@@ -16,7 +16,17 @@ import pytest
 ROOT = Path(__file__).resolve().parents[1]
 # The graph, the LLM SDKs and their HTTP stack: none is needed before arguments parse.
 ALWAYS_HEAVY = frozenset(
-    {"langgraph", "langchain_core", "langsmith", "openai", "anthropic", "httpx", "jinja2"}
+    {
+        "langgraph",
+        "langchain_core",
+        "langsmith",
+        "openai",
+        "anthropic",
+        "httpx",
+        "jinja2",
+        "numpy",
+        "scipy",
+    }
 )
 PACKAGES = ("oracle_bench", "blackboxes", "sandbox", "providers", "generator", "evaluator")
 
