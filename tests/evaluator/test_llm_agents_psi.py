@@ -10,6 +10,7 @@ from typing import Any
 import pytest
 
 from blackboxes.families import family_for_box
+from blackboxes.families.psi._kind import object_names
 from blackboxes.store import Box, load_suite_boxes
 from evaluator._solutions import SandboxSolutions
 from evaluator.agents import AgentContext
@@ -61,11 +62,13 @@ def test_text_protocol_coordinates(boxes: dict[str, Box], tmp_path: Path) -> Non
     box = boxes["values"]
     answers = _expected(box, [1.0, 2.0])
     lines: list[Any] = ["QUERY: 1.0", "Next.\nQUERY: t = 2"]
-    lines += [f"ANSWER: {a}" for a in answers[:5]] + ["ANSWER: object1: (999, 999)"] * 5
+    names = list(object_names(int(box.info.interface["objects"])))  # type: ignore[arg-type]
+    far = "; ".join(f"{n}: (999, 999)" for n in names)
+    lines += [f"ANSWER: {a}" for a in answers[:5]] + [f"ANSWER: {far}"] * 5
     traj = _play(box, write_script(tmp_path / "v.jsonl", lines), "text")
     assert traj.status == "completed" and traj.accuracy == 0.5
     assert [t.query for t in traj.turns] == [1.0, 2.0]
-    assert [item.attempts[0].wrong for item in traj.items[5:]] == [["object1"]] * 5
+    assert [item.attempts[0].wrong for item in traj.items[5:]] == [names] * 5
 
 
 def test_text_protocol_program(boxes: dict[str, Box], tmp_path: Path) -> None:

@@ -188,8 +188,8 @@ def test_other_arguments_are_refused_and_overwrite_replaces(tmp_path: Path) -> N
     ("argv", "needle"),
     [
         (
-            ["--category", "PSI", "--level", "hard"],
-            "category 'PSI' does not exist yet; available: CII, CRI, DFA, ERI",
+            ["--category", "XYZ", "--level", "hard"],
+            "category 'XYZ' does not exist yet; available: CII, CRI, DFA, ERI, PSI",
         ),
         (["--category", "ERI", "--level", "medium"], "invalid choice: 'medium'"),
         (["--category", "ERI", "--level", "easy", "-n", "0"], "-n must be >= 1"),
