@@ -13,6 +13,7 @@ from hypothesis import strategies as st
 from blackboxes.families import get_family
 from blackboxes.families.psi import ABS_TOL, REL_TOL, T_MAX, TIMES
 from blackboxes.families.psi._kinds import KINDS, LEVEL_KINDS
+from blackboxes.families.psi._table import table_of
 from blackboxes.information import expected_information, realised_information
 from oracle_bench.errors import FamilyError, InvalidQueryError
 from oracle_bench.rng import rng_for
@@ -131,12 +132,30 @@ def test_held_out_times_avoid_queries_and_are_seeded() -> None:
     assert every == list(TIMES[-3:])
 
 
-def test_plan_is_evenly_spaced_valid_times() -> None:
-    assert PSI.exploration_plan("easy", 1) == [10.0]
-    assert PSI.exploration_plan("hard", 4) == [4.0, 8.0, 12.0, 16.0]
+def _merged_entropy(names: tuple[str, ...], j: int) -> float:
+    """Entropy (bits) of the answer at TIMES[j] under the uniform-kind prior, equal
+    answers of different kinds merged, counted in plain Python."""
+    mass: dict[tuple[int, ...], float] = {}
+    for name in names:
+        cells = table_of(KINDS[name]).cells[:, j, :]
+        for row in cells.tolist():
+            key = tuple(row)
+            mass[key] = mass.get(key, 0.0) + 1.0 / (len(names) * len(cells))
+    return -sum(m * math.log2(m) for m in mass.values())
+
+
+def test_plan_is_greedy_by_joint_entropy_over_valid_times() -> None:
+    served = PSI.for_interface({"objects": 1, "dims": 2, "answers": "values"})
+    names = tuple(k for k in PSI.kinds("easy") if (KINDS[k].objects, KINDS[k].dims) == (1, 2))
     for turns in (1, 2, 5, 10, 20):
-        plan = PSI.exploration_plan("easy", turns)
+        plan = served.exploration_plan("easy", turns)
         assert len(set(plan)) == turns and set(plan) <= set(TIMES)
+        # Greedy: a longer plan starts with the shorter one.
+        assert plan[:1] == served.exploration_plan("easy", 1)
+    first = TIMES.index(served.exploration_plan("easy", 1)[0])
+    best = _merged_entropy(names, first)
+    for j in random.Random(3).sample(range(len(TIMES)), 12):
+        assert _merged_entropy(names, j) <= best + 1e-9
 
 
 def test_intro_says_nothing_of_the_rule() -> None:
