@@ -47,7 +47,7 @@ _DESIGNED_SHAPE = (1, 2)
 _QUERY = re.compile(r"^\s*(?:t\s*[=:]?\s*)?([-+]?\d+(?:\.\d+)?)\s*(?:s|sec|seconds?)?\s*$", re.I)
 
 _FRAME = {
-    2: "(x, y) in metres, x horizontal and y vertical (up)",
+    2: "(x, y) in metres in the plane of the motion (when that plane is vertical, y is up)",
     3: "(x, y, z) in metres, x and y horizontal and z vertical (up)",
 }
 
