@@ -109,6 +109,10 @@ class PhysicsSystemInference(Family):
     title: ClassVar[str] = "Physics system inference"
     test_items: ClassVar[int] = 10
     entry_signature: ClassVar[str] = "t"
+    # The mixture's predictive treats kinds' answers as disjoint (an upper bound on the
+    # entropy: at easy it puts t = 3.9 s 0.001 bits above the plan's first time, 4.1 s),
+    # while the plan merges equal answers: within this margin adaptive keeps to the plan.
+    plan_margin: ClassVar[float | None] = 0.05
     coder_notes: ClassVar[str] = _CODER_NOTES.format(t_max=T_MAX, decimals=DECIMALS)
     question_text: ClassVar[str] = "What are the coordinates of every object at this time?"
 
