@@ -981,7 +981,7 @@ def _llm_backend(
     cache = stack.enter_context(CallCache(out / GENERATOR_DIR / CACHE_NAME))
 
     def provider(spec: str) -> Any:
-        return create_provider(
+        made = create_provider(
             spec,
             options=dict(llm.options),
             base_url=llm.base_url(spec),
@@ -991,6 +991,9 @@ def _llm_backend(
             max_concurrency=llm.max_per_provider,
             timeout=llm.timeout,
         )
+        # Its HTTP client's connections are released with the run, not left to the GC.
+        stack.callback(made.close)
+        return made
 
     return create_llm_backend(
         coder=provider(llm.coder),

@@ -36,12 +36,12 @@ from providers import (
     base_url_for,
     call_scope,
     check_provider,
-    create_provider,
     parse_base_urls,
     parse_model_options,
     parse_model_spec,
     provider_names,
 )
+from providers import create_provider as _create_provider
 from providers.loopback import LoopbackServer
 
 FORMATS = ["openai", "anthropic"]
@@ -83,6 +83,25 @@ def server() -> Iterator[LoopbackServer]:
 
 def url_of(server: LoopbackServer, fmt: str) -> str:
     return server.openai_base_url if fmt == "openai" else server.anthropic_base_url
+
+
+_MADE: list[Provider] = []
+
+
+@pytest.fixture(autouse=True)
+def _close_made_providers() -> Iterator[None]:
+    """Every provider a test made is closed after it (a dropped client's sockets would be
+    reported by the GC in whichever later test it happens to run)."""
+    yield
+    while _MADE:
+        _MADE.pop().close()
+
+
+def create_provider(spec: str, **kwargs: Any) -> Provider:
+    """:func:`providers.create_provider`, closed after the test."""
+    made = _create_provider(spec, **kwargs)
+    _MADE.append(made)
+    return made
 
 
 def make(fmt: str, server: LoopbackServer, **kwargs: Any) -> Provider:
