@@ -992,7 +992,9 @@ def _llm_backend(
             timeout=llm.timeout,
         )
         # Its HTTP client's connections are released with the run, not left to the GC.
-        stack.callback(made.close)
+        close = getattr(made, "close", None)
+        if close is not None:
+            stack.callback(close)
         return made
 
     return create_llm_backend(
