@@ -47,7 +47,7 @@ _DESIGNED_SHAPE = (1, 2)
 _QUERY = re.compile(r"^\s*(?:t\s*[=:]?\s*)?([-+]?\d+(?:\.\d+)?)\s*(?:s|sec|seconds?)?\s*$", re.I)
 
 _FRAME = {
-    2: "(x, y) in metres in the plane of the motion (when that plane is vertical, y is up)",
+    2: "(x, y) in metres in the plane of the motion, y up when that plane is vertical",
     3: "(x, y, z) in metres, x and y horizontal and z vertical (up)",
 }
 
@@ -417,6 +417,6 @@ def _output_spec(objects: int, dims: int) -> str:
     names = ", ".join(repr(n) for n in object_names(objects))
     coords = "[x, y]" if dims == 2 else "[x, y, z]"
     return (
-        f"Output: a dict with keys {names}; each value is the object's position {coords} "
-        f"in metres ({_FRAME[dims]}), every coordinate rounded to {DECIMALS} decimals."
+        f"Output: a dict with keys {names}; each value is the object's position: "
+        f"{_FRAME[dims]}, as a list {coords}, every coordinate rounded to {DECIMALS} decimals."
     )
