@@ -10,7 +10,8 @@ from typing import Any, ClassVar
 import numpy as np
 
 from blackboxes.box import Level
-from blackboxes.families.psi._kind import T_MAX, FloatArray, Param, PhysicsKind, Values, span
+from blackboxes.families.psi._kind import FloatArray, Param, PhysicsKind, Values, span
+from blackboxes.families.psi._ode import dense_reference, march
 
 __all__ = [
     "G_EARTH",
@@ -84,15 +85,11 @@ def double_states(p: Values, t: FloatArray, h: float = MODEL_STEP) -> FloatArray
     )
     t = np.asarray(t, dtype=float)
     out = np.empty((shape[0], len(t), 4))
-    now = 0
-    for j in np.argsort(t, kind="stable"):
-        target = float(t[j])
-        steps = int(np.floor(target / h + 1e-9))
-        while now < steps:
-            y = _rk4(q, y, h)
-            now += 1
-        rest = target - now * h
-        out[:, j, :] = np.stack(_rk4(q, y, rest) if rest > 1e-12 else y, axis=-1)
+
+    def put(j: int, state: Quad) -> None:
+        out[:, j, :] = np.stack(state, axis=-1)
+
+    march(lambda state, step: _rk4(q, state, step), y, t, h, put)
     return out
 
 
@@ -128,8 +125,6 @@ def normal_mode_frequencies(l1: float, l2: float, m2: float) -> tuple[float, flo
 def _reference_solution(l1: float, l2: float, m2: float, th1: float, th2: float) -> Any:
     """SciPy DOP853 (rtol = atol = 1e-12) over [0, T_MAX]: the dense solution of one rule
     (each query reads it instead of integrating again)."""
-    from scipy.integrate import solve_ivp  # imported on use: only references need SciPy
-
     total = M1 + m2
 
     def f(_: float, y: FloatArray) -> list[float]:
@@ -140,18 +135,7 @@ def _reference_solution(l1: float, l2: float, m2: float, th1: float, th2: float)
         det = l1 * l2 * (total - m2 * c * c)
         return [u, v, (l2 * r1 - m2 * l2 * c * r2) / det, (total * l1 * r2 - l1 * c * r1) / det]
 
-    sol = solve_ivp(
-        f,
-        (0.0, T_MAX),
-        np.array([math.radians(th1), math.radians(th2), 0.0, 0.0]),
-        method="DOP853",
-        rtol=1e-12,
-        atol=1e-12,
-        dense_output=True,
-    )
-    if not sol.success:
-        raise RuntimeError(f"reference integration failed: {sol.message}")
-    return sol.sol
+    return dense_reference(f, np.array([math.radians(th1), math.radians(th2), 0.0, 0.0]))[0]
 
 
 class DoublePendulum(PhysicsKind):

@@ -12,8 +12,8 @@ import numpy.typing as npt
 
 from blackboxes.box import Level
 from blackboxes.families.psi._common import gravity_param, place_of
-from blackboxes.families.psi._kind import T_MAX, FloatArray, Param, PhysicsKind, Values, span
-from blackboxes.families.psi._ode import RK4_STEP
+from blackboxes.families.psi._kind import FloatArray, Param, PhysicsKind, Values, span
+from blackboxes.families.psi._ode import RK4_STEP, dense_reference
 
 __all__ = ["DragProjectile", "drag_flight", "hermite_landing"]
 
@@ -132,7 +132,6 @@ def drag_flight(p: Values, t: FloatArray, h: float = RK4_STEP) -> FloatArray:
 def _reference_solution(v0: float, theta: float, k: float, g: float) -> tuple[Any, float, float]:
     """SciPy DOP853 (rtol = atol = 1e-12) with an event at y = 0 on the way down: the
     dense solution, the landing time (s; inf when it lands after T_MAX) and landing x (m)."""
-    from scipy.integrate import solve_ivp  # imported on use: only references need SciPy
 
     def f(_: float, s: FloatArray) -> FloatArray:
         speed = math.hypot(s[2], s[3])
@@ -141,24 +140,10 @@ def _reference_solution(v0: float, theta: float, k: float, g: float) -> tuple[An
     def ground(_: float, s: FloatArray) -> float:
         return float(s[1])
 
-    ground.terminal = True  # type: ignore[attr-defined]
-    ground.direction = -1  # type: ignore[attr-defined]
     rad = math.radians(theta)
-    sol = solve_ivp(
-        f,
-        (0.0, T_MAX),
-        np.array([0.0, 0.0, v0 * math.cos(rad), v0 * math.sin(rad)]),
-        method="DOP853",
-        rtol=1e-12,
-        atol=1e-12,
-        dense_output=True,
-        events=ground,
-    )
-    if not sol.success:
-        raise RuntimeError(f"reference integration failed: {sol.message}")
-    if len(sol.t_events[0]):
-        return sol.sol, float(sol.t_events[0][0]), float(sol.y_events[0][0][0])
-    return sol.sol, math.inf, 0.0
+    start = np.array([0.0, 0.0, v0 * math.cos(rad), v0 * math.sin(rad)])
+    sol, land_t, state = dense_reference(f, start, ground)
+    return sol, land_t, 0.0 if state is None else float(state[0])
 
 
 class DragProjectile(PhysicsKind):

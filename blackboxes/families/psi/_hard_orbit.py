@@ -19,7 +19,6 @@ import numpy.typing as npt
 
 from blackboxes.box import Level
 from blackboxes.families.psi._kind import (
-    T_MAX,
     T_STEP,
     FloatArray,
     Param,
@@ -27,6 +26,7 @@ from blackboxes.families.psi._kind import (
     Values,
     span,
 )
+from blackboxes.families.psi._ode import dense_reference
 
 __all__ = ["KeplerOrbit", "eccentric_anomaly", "orbit_elements"]
 
@@ -84,7 +84,6 @@ def _start(p: Mapping[str, Any]) -> tuple[Any, Any]:
 def _reference_solution(gm: float, rp: float, vp: float, phi: float) -> Any:
     """SciPy DOP853 (rtol = atol = 1e-12) over [0, T_MAX] of r'' = -GM r / |r|^3 from
     periapsis: the dense solution of one rule."""
-    from scipy.integrate import solve_ivp  # imported on use: only references need SciPy
 
     def f(_: float, y: FloatArray) -> list[float]:
         x, z, vx, vz = (float(c) for c in y)
@@ -93,18 +92,7 @@ def _reference_solution(gm: float, rp: float, vp: float, phi: float) -> Any:
         return [vx, vz, q * x, q * z]
 
     c, s = math.cos(math.radians(phi)), math.sin(math.radians(phi))
-    sol = solve_ivp(
-        f,
-        (0.0, T_MAX),
-        np.array([rp * c, rp * s, -vp * s, vp * c]),
-        method="DOP853",
-        rtol=1e-12,
-        atol=1e-12,
-        dense_output=True,
-    )
-    if not sol.success:
-        raise RuntimeError(f"reference integration failed: {sol.message}")
-    return sol.sol
+    return dense_reference(f, np.array([rp * c, rp * s, -vp * s, vp * c]))[0]
 
 
 class KeplerOrbit(PhysicsKind):

@@ -18,7 +18,8 @@ import numpy as np
 import numpy.typing as npt
 
 from blackboxes.box import Level
-from blackboxes.families.psi._kind import T_MAX, FloatArray, Param, PhysicsKind, Values, span
+from blackboxes.families.psi._kind import FloatArray, Param, PhysicsKind, Values, span
+from blackboxes.families.psi._ode import dense_reference
 
 __all__ = [
     "DampedOscillator",
@@ -158,18 +159,12 @@ class DampedOscillator(PhysicsKind):
 def _driven_reference(mass: float, k: float, c: float, f0: float, omega: float) -> Any:
     """SciPy DOP853 (rtol = atol = 1e-12) over [0, T_MAX] of m x'' = -k x - c x' +
     F0 cos(omega t) from rest at x = 0: the dense solution of one rule."""
-    from scipy.integrate import solve_ivp  # imported on use: only references need SciPy
 
     def f(time: float, y: FloatArray) -> list[float]:
         x, v = float(y[0]), float(y[1])
         return [v, (f0 * math.cos(omega * time) - k * x - c * v) / mass]
 
-    sol = solve_ivp(
-        f, (0.0, T_MAX), np.zeros(2), method="DOP853", rtol=1e-12, atol=1e-12, dense_output=True
-    )
-    if not sol.success:
-        raise RuntimeError(f"reference integration failed: {sol.message}")
-    return sol.sol
+    return dense_reference(f, np.zeros(2))[0]
 
 
 class DrivenOscillator(PhysicsKind):

@@ -11,8 +11,8 @@ from typing import Any, ClassVar
 import numpy as np
 
 from blackboxes.box import Level
-from blackboxes.families.psi._kind import T_MAX, FloatArray, Param, PhysicsKind, Values, span
-from blackboxes.families.psi._ode import RK4_STEP
+from blackboxes.families.psi._kind import FloatArray, Param, PhysicsKind, Values, span
+from blackboxes.families.psi._ode import RK4_STEP, dense_reference
 
 __all__ = ["ARRIVAL_RADIUS", "RiverBoat", "river_path", "river_velocity"]
 
@@ -122,7 +122,6 @@ def _reference_solution(
     """SciPy DOP853 (rtol = atol = 1e-12) until the boat is within 1e-7 m of the target:
     the dense solution, when and where (x, y) that happens (inf after T_MAX) and the time
     the last 1e-7 m takes at the closing speed there."""
-    from scipy.integrate import solve_ivp  # imported on use: only references need SciPy
 
     def f(_: float, s: FloatArray) -> list[float]:
         x, y = float(s[0]), float(s[1])
@@ -133,26 +132,13 @@ def _reference_solution(
     def near(_: float, s: FloatArray) -> float:
         return math.hypot(aim - float(s[0]), width - float(s[1])) - _REF_RADIUS
 
-    near.terminal = True  # type: ignore[attr-defined]
-    near.direction = -1  # type: ignore[attr-defined]
-    sol = solve_ivp(
-        f,
-        (0.0, T_MAX),
-        np.zeros(2),
-        method="DOP853",
-        rtol=1e-12,
-        atol=1e-12,
-        dense_output=True,
-        events=near,
-    )
-    if not sol.success:
-        raise RuntimeError(f"reference integration failed: {sol.message}")
-    if not len(sol.t_events[0]):
-        return sol.sol, math.inf, 0.0, 0.0, 1.0
-    x, y = (float(c) for c in sol.y_events[0][0])
+    sol, when, state = dense_reference(f, np.zeros(2), near)
+    if state is None:
+        return sol, math.inf, 0.0, 0.0, 1.0
+    x, y = (float(c) for c in state)
     vx, vy = f(0.0, np.array([x, y]))
     r = math.hypot(aim - x, width - y)
-    return sol.sol, float(sol.t_events[0][0]), x, y, r * r / (vx * (aim - x) + vy * (width - y))
+    return sol, when, x, y, r * r / (vx * (aim - x) + vy * (width - y))
 
 
 class RiverBoat(PhysicsKind):

@@ -1,76 +1,74 @@
-"""Integrators for kinds without a closed form.
+"""What the kinds without a closed form share.
 
 The particle model integrates every grid point at once with a fixed-step RK4 (numpy,
-vectorised over particles); the trusted reference integrates one rule with SciPy's
-DOP853 at tight tolerances. Box code uses its own plain-Python fixed-step RK4, so the
+vectorised over particles), reaching each asked time as the box code does (:func:`march`);
+the trusted reference integrates one rule with SciPy's DOP853 at tight tolerances
+(:func:`dense_reference`). Box code uses its own plain-Python fixed-step RK4, so the
 differential test compares it with an independent, far more accurate computation.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable
+from typing import Any, TypeVar
 
 import numpy as np
 
-from blackboxes.families.psi._kind import FloatArray
+from blackboxes.families.psi._kind import T_MAX, FloatArray
 
-__all__ = ["RK4_STEP", "reference_solve", "rk4_at"]
+__all__ = ["RK4_STEP", "dense_reference", "march"]
 
 RK4_STEP = 0.002
 """Seconds: the particle model's step (and the largest the box templates use)."""
 
-Deriv = Callable[[FloatArray], FloatArray]
-"""State (particles, S) -> its time derivative (autonomous systems)."""
+State = TypeVar("State")
 
 
-def _step(f: Deriv, y: FloatArray, h: float) -> FloatArray:
-    k1 = f(y)
-    k2 = f(y + 0.5 * h * k1)
-    k3 = f(y + 0.5 * h * k2)
-    k4 = f(y + h * k3)
-    return y + (h / 6.0) * (k1 + 2.0 * k2 + 2.0 * k3 + k4)
-
-
-def rk4_at(f: Deriv, y0: FloatArray, t: FloatArray, h: float = RK4_STEP) -> FloatArray:
-    """States at times ``t`` (any order, >= 0), shape (particles, len(t), S): fixed steps
-    ``h`` from 0, each time reached by a last, shortened step from the grid point below."""
-    order = np.argsort(t, kind="stable")
-    out = np.empty((y0.shape[0], len(t), y0.shape[1]))
-    y, now = np.array(y0, dtype=float), 0
-    for j in order:
+def march(
+    step: Callable[[State, float], State],
+    y0: State,
+    t: FloatArray,
+    h: float,
+    put: Callable[[int, State], None],
+) -> None:
+    """Fixed steps ``h`` from t = 0, each time ``t[j]`` (any order, >= 0) reached by a
+    last, shortened step from the grid point below it; ``put(j, state)`` receives it."""
+    y, now = y0, 0
+    for j in np.argsort(t, kind="stable"):
         target = float(t[j])
         steps = int(np.floor(target / h + 1e-9))
         while now < steps:
-            y = _step(f, y, h)
+            y = step(y, h)
             now += 1
         rest = target - now * h
-        out[:, j, :] = _step(f, y, rest) if rest > 1e-12 else y
-    return out
+        put(int(j), step(y, rest) if rest > 1e-12 else y)
 
 
-def reference_solve(
-    f: Callable[[float, FloatArray], FloatArray], y0: FloatArray, t: FloatArray
-) -> FloatArray:
-    """States at times ``t`` (any order), shape (len(t), S): SciPy DOP853 with rtol 1e-12
-    and atol 1e-12 (the trusted reference of one rule)."""
+def dense_reference(
+    f: Callable[[float, FloatArray], Any],
+    y0: FloatArray,
+    event: Callable[[float, FloatArray], float] | None = None,
+) -> tuple[Any, float, FloatArray | None]:
+    """SciPy DOP853 (rtol = atol = 1e-12) over [0, T_MAX]: the dense solution of one rule,
+    and when and in which state a terminal ``event`` (falling through zero) first happens
+    (``inf`` and None when it does not)."""
     from scipy.integrate import solve_ivp  # imported on use: only references need SciPy
 
-    order = np.argsort(t, kind="stable")
-    ts = np.asarray(t, dtype=float)[order]
-    end = float(ts[-1]) if len(ts) else 0.0
-    if end <= 0.0:
-        return np.repeat(np.asarray(y0, dtype=float)[None, :], len(ts), axis=0)
+    if event is not None:
+        event.terminal = True  # type: ignore[attr-defined]
+        event.direction = -1  # type: ignore[attr-defined]
     sol = solve_ivp(
         f,
-        (0.0, end),
+        (0.0, T_MAX),
         np.asarray(y0, dtype=float),
         method="DOP853",
-        t_eval=ts,
         rtol=1e-12,
         atol=1e-12,
+        dense_output=True,
+        events=event,
     )
     if not sol.success:
         raise RuntimeError(f"reference integration failed: {sol.message}")
-    out = np.empty((len(ts), len(y0)))
-    out[order] = sol.y.T
-    return out
+    if event is not None and len(sol.t_events[0]):
+        return sol.sol, float(sol.t_events[0][0]), np.asarray(sol.y_events[0][0], dtype=float)
+    return sol.sol, float("inf"), None
