@@ -37,10 +37,10 @@ class TwoBallCollision(PhysicsKind):
     # The motion after the collision depends on the masses only through m1 / m2; these
     # two grids give 64 different ratios, so no two mass pairs are the same rule.
     params: ClassVar[tuple[Param, ...]] = (
-        Param("m1", span(0.2, 2.3, 0.3), "kg", "mass of ball 1"),
-        Param("m2", span(0.6, 4.1, 0.5), "kg", "mass of ball 2"),
-        Param("v1", span(0.5, 5.0, 0.5), "m/s", "initial speed of ball 1"),
-        Param("d", span(2.0, 12.0, 2.0), "m", "initial position of ball 2"),
+        Param("m1", span(0.2, 2.3, 0.3), "kg", "mass of ball 1", step=0.001),
+        Param("m2", span(0.6, 4.1, 0.5), "kg", "mass of ball 2", step=0.002),
+        Param("v1", span(0.5, 5.0, 0.5), "m/s", "initial speed of ball 1", step=0.001),
+        Param("d", span(2.0, 12.0, 2.0), "m", "initial position of ball 2", step=0.01),
     )
 
     def admissible(self, p: Values) -> npt.NDArray[np.bool_]:

@@ -65,7 +65,7 @@ class _Bounce(PhysicsKind):
 class BounceElastic(_Bounce):
     name: ClassVar[str] = "bounce_elastic"
     params: ClassVar[tuple[Param, ...]] = (
-        Param("h", span(1.0, 40.0, 0.5), "m", "drop height"),
+        Param("h", span(1.0, 40.0, 0.5), "m", "drop height", step=0.002),
         gravity_param(),
     )
 
@@ -82,9 +82,9 @@ class BounceElastic(_Bounce):
 class BounceInelastic(_Bounce):
     name: ClassVar[str] = "bounce_inelastic"
     params: ClassVar[tuple[Param, ...]] = (
-        Param("h", span(2.0, 40.0, 2.0), "m", "drop height"),
+        Param("h", span(2.0, 40.0, 2.0), "m", "drop height", step=0.01),
         gravity_param(),
-        Param("e", span(0.5, 0.9, 0.05), "", "coefficient of restitution"),
+        Param("e", span(0.5, 0.9, 0.05), "", "coefficient of restitution", step=0.0002),
     )
 
     def _e(self, p: Values) -> FloatArray:

@@ -51,9 +51,15 @@ class Projectile(PhysicsKind):
     name: ClassVar[str] = "projectile"
     level: ClassVar[Level] = "easy"
     params: ClassVar[tuple[Param, ...]] = (
-        Param("h0", span(0.0, 30.0, 5.0), "m", "launch height above the ground"),
-        Param("v0", span(10.0, 40.0, 5.0), "m/s", "launch speed"),
-        Param("theta", span(20.0, 75.0, 5.0), "deg", "launch elevation above the horizontal"),
+        Param("h0", span(0.0, 30.0, 5.0), "m", "launch height above the ground", step=0.02),
+        Param("v0", span(10.0, 40.0, 5.0), "m/s", "launch speed", step=0.002),
+        Param(
+            "theta",
+            span(20.0, 75.0, 5.0),
+            "deg",
+            "launch elevation above the horizontal",
+            step=0.01,
+        ),
         gravity_param(),
     )
 
@@ -93,8 +99,8 @@ class Projectile(PhysicsKind):
 
 
 # -- springs ------------------------------------------------------------------------
-_MASS = Param("mass", span(0.5, 2.0, 0.5), "kg", "mass")
-_STIFFNESS = Param("k", span(3.0, 99.0, 4.0), "N/m", "spring stiffness")
+_MASS = Param("mass", span(0.5, 2.0, 0.5), "kg", "mass", step=0.001)
+_STIFFNESS = Param("k", span(3.0, 99.0, 4.0), "N/m", "spring stiffness", step=0.02)
 """Shared by both springs. The angular frequency depends only on k / mass, and odd
 stiffnesses 4 N/m apart against these four masses make every ratio different and spread
 them apart enough to be told apart within the answer tolerance in 20 s."""
@@ -108,7 +114,7 @@ class SpringHorizontal(PhysicsKind):
     params: ClassVar[tuple[Param, ...]] = (
         _MASS,
         _STIFFNESS,
-        Param("A", span(0.1, 0.5, 0.05), "m", "initial displacement from equilibrium"),
+        Param("A", span(0.1, 0.5, 0.05), "m", "initial displacement from equilibrium", step=0.01),
     )
 
     def positions(self, p: Values, t: FloatArray) -> FloatArray:
@@ -175,8 +181,8 @@ class Cycloid(PhysicsKind):
     name: ClassVar[str] = "cycloid"
     level: ClassVar[Level] = "easy"
     params: ClassVar[tuple[Param, ...]] = (
-        Param("R", span(0.25, 1.5, 0.05), "m", "wheel radius"),
-        Param("v", span(0.5, 10.0, 0.5), "m/s", "speed of the wheel's centre"),
+        Param("R", span(0.25, 1.5, 0.05), "m", "wheel radius", step=0.0002),
+        Param("v", span(0.5, 10.0, 0.5), "m/s", "speed of the wheel's centre", step=0.0005),
     )
 
     def admissible(self, p: Values) -> npt.NDArray[np.bool_]:

@@ -32,8 +32,10 @@ class Pendulum(PhysicsKind):
     name: ClassVar[str] = "pendulum"
     level: ClassVar[Level] = "easy"
     params: ClassVar[tuple[Param, ...]] = (
-        Param("L", span(0.5, 5.0, 0.5), "m", "rod length"),
-        Param("theta0", span(40.0, 120.0, 5.0), "deg", "release angle from the vertical"),
+        Param("L", span(0.5, 5.0, 0.5), "m", "rod length", step=0.001),
+        Param(
+            "theta0", span(40.0, 120.0, 5.0), "deg", "release angle from the vertical", step=0.05
+        ),
         gravity_param(),
     )
 
@@ -77,8 +79,8 @@ class ConicalPendulum(PhysicsKind):
     level: ClassVar[Level] = "easy"
     dims: ClassVar[int] = 3
     params: ClassVar[tuple[Param, ...]] = (
-        Param("L", span(0.5, 5.0, 0.5), "m", "string length"),
-        Param("alpha", span(10.0, 75.0, 5.0), "deg", "half-angle of the cone"),
+        Param("L", span(0.5, 5.0, 0.5), "m", "string length", step=0.001),
+        Param("alpha", span(10.0, 75.0, 5.0), "deg", "half-angle of the cone", step=0.02),
         gravity_param(),
     )
 

@@ -30,8 +30,9 @@ from blackboxes.families.psi._kind import (
     object_names,
 )
 from blackboxes.families.psi._kinds import KINDS, LEVEL_KINDS
+from blackboxes.families.psi._particles import ParticleSpace
 from blackboxes.families.psi._plan import greedy_times
-from blackboxes.families.psi._space import SLACK, GridSpace, output_cells, time_index
+from blackboxes.families.psi._space import SLACK, output_cells, time_index
 from blackboxes.families.psi._table import table_of
 from blackboxes.information import MixtureVersionSpace, VersionSpace
 from oracle_bench.errors import FamilyError, InvalidQueryError, UnknownNameError, UsageError
@@ -101,8 +102,9 @@ class PhysicsSystemInference(Family):
     coordinate c satisfies |c - e| <= 0.02 + 0.002 |e|; the trajectory records which
     objects were wrong. With ``answers="code"`` the agent instead submits a program
     ``solution(t)``, run only in the sandbox and scored at every held-out time.
-    Parameters lie on a grid of realistic values, and log2|H| counts its points (an
-    estimate of the space: ``low`` counts the observably distinct ones).
+    Parameters are points of a fine grid over realistic ranges (the resolution the
+    tolerance distinguishes), and log2|H| counts them (an estimate); the version space
+    is a particle set refined by least squares (``_particles``).
     """
 
     name: ClassVar[str] = "PSI"
@@ -204,16 +206,17 @@ class PhysicsSystemInference(Family):
         return self._rule(self._kind(kind, level), level, params)
 
     def hypothesis_space(self, kind: str, level: Level) -> HypothesisSpace:
-        """log2|H| = log2 of the kind's grid points; ``low`` = log2 of those whose outputs
-        differ somewhere in the domain; log2|Y| from the range the grid reaches."""
-        table = table_of(self._kind(kind, level))
-        size = table.cells.shape[0]
+        """log2|H| = log2 of the kind's admissible fine points (the resolution the answer
+        tolerance distinguishes; an estimate); ``low`` = log2 of the coarse grid's
+        observably distinct points; log2|Y| from the range the coarse grid reaches."""
+        spec = self._kind(kind, level)
+        table = table_of(spec)
         return HypothesisSpace(
-            log2_h=math.log2(size),
+            log2_h=spec.log2_size,
             log2_y=table.log2_y,
             exact=False,
             low=math.log2(table.distinct),
-            high=math.log2(size),
+            high=spec.log2_size,
         )
 
     def _prior_names(self, level: Level) -> tuple[str, ...]:
@@ -226,12 +229,14 @@ class PhysicsSystemInference(Family):
 
     def version_space(self, level: Level, kind: str | None = None) -> VersionSpace:
         if kind is not None:
-            return GridSpace(table_of(self._kind(kind, level)))
+            # Measuring an episode on the box's own kind: an answer the particle search
+            # cannot place counts no information rather than being called impossible.
+            return ParticleSpace(table_of(self._kind(kind, level)), strict=False)
         names = self._prior_names(level)
         parts = []
         for k in names:
-            table = table_of(KINDS[k])
-            parts.append((k, 1.0 / len(names), math.log2(table.cells.shape[0]), GridSpace(table)))
+            spec = KINDS[k]
+            parts.append((k, 1.0 / len(names), spec.log2_size, ParticleSpace(table_of(spec))))
         return MixtureVersionSpace(parts)
 
     # -- code ----------------------------------------------------------------

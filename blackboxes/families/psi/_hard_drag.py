@@ -13,13 +13,17 @@ import numpy.typing as npt
 from blackboxes.box import Level
 from blackboxes.families.psi._common import gravity_param, place_of
 from blackboxes.families.psi._kind import FloatArray, Param, PhysicsKind, Values, span
-from blackboxes.families.psi._ode import RK4_STEP, dense_reference
+from blackboxes.families.psi._ode import dense_reference
 
 __all__ = ["DragProjectile", "drag_flight", "hermite_landing"]
 
 _NEWTON = 8
 """Newton iterations for the landing instant inside a step (the cubic is nearly linear
 there, so two or three already reach rounding error; a fixed count keeps it branch-free)."""
+
+MODEL_STEP = 0.01
+"""Seconds: the particle model's RK4 step (box code uses 0.002 s). Within 2e-8 m of
+SciPy's DOP853 at 1e-12 over [0, 20] s, and five times fewer steps for the particles."""
 
 
 def _deriv(s: FloatArray, k: FloatArray, g: FloatArray) -> FloatArray:
@@ -69,7 +73,7 @@ def hermite_landing(a: FloatArray, b: FloatArray, h: float) -> tuple[FloatArray,
     return tau, x
 
 
-def drag_flight(p: Values, t: FloatArray, h: float = RK4_STEP) -> FloatArray:
+def drag_flight(p: Values, t: FloatArray, h: float = MODEL_STEP) -> FloatArray:
     """Positions (particles, len(t), 2) in metres of balls launched from the origin with
     speed ``v0`` (m/s) at ``theta`` (degrees), drag ``k`` (1/m) and gravity ``g`` (m/s^2),
     each resting where it lands: fixed-step RK4 from t = 0, every time ``t`` (s) reached by
@@ -151,10 +155,11 @@ class DragProjectile(PhysicsKind):
 
     name: ClassVar[str] = "drag_projectile"
     level: ClassVar[Level] = "hard"
+    particles: ClassVar[int] = 128
     params: ClassVar[tuple[Param, ...]] = (
-        Param("v0", span(10.0, 40.0, 5.0), "m/s", "launch speed"),
-        Param("theta", span(20.0, 70.0, 10.0), "degrees", "launch elevation angle"),
-        Param("k", span(0.005, 0.05, 0.005), "1/m", "drag coefficient over mass"),
+        Param("v0", span(10.0, 40.0, 5.0), "m/s", "launch speed", step=0.01),
+        Param("theta", span(20.0, 70.0, 10.0), "degrees", "launch elevation angle", step=0.02),
+        Param("k", span(0.005, 0.05, 0.005), "1/m", "drag coefficient over mass", step=2e-05),
         gravity_param(),
     )
 

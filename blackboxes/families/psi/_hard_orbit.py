@@ -101,10 +101,18 @@ class KeplerOrbit(PhysicsKind):
     name: ClassVar[str] = "kepler_orbit"
     level: ClassVar[Level] = "hard"
     params: ClassVar[tuple[Param, ...]] = (
-        Param("GM", span(10.0, 200.0, 10.0), "m^3/s^2", "gravitational parameter of the centre"),
-        Param("rp", span(1.0, 8.0, 0.5), "m", "periapsis distance (closest approach)"),
-        Param("vp", span(1.5, 15.0, 0.5), "m/s", "speed at periapsis"),
-        Param("phi", span(0.0, 300.0, 60.0), "degrees", "direction of the periapsis from +x"),
+        Param(
+            "GM",
+            span(10.0, 200.0, 10.0),
+            "m^3/s^2",
+            "gravitational parameter of the centre",
+            step=0.005,
+        ),
+        Param("rp", span(1.0, 8.0, 0.5), "m", "periapsis distance (closest approach)", step=0.0002),
+        Param("vp", span(1.5, 15.0, 0.5), "m/s", "speed at periapsis", step=0.0002),
+        Param(
+            "phi", span(0.0, 300.0, 60.0), "degrees", "direction of the periapsis from +x", step=0.1
+        ),
     )
     nuisance: ClassVar[tuple[Param, ...]] = (
         Param("mass", span(0.1, 1.0, 0.1), "kg", "mass of the orbiting body"),

@@ -29,7 +29,7 @@ __all__ = [
     "steady_response",
 ]
 
-_MASS = Param("mass", span(0.5, 2.0, 0.5), "kg", "mass of the block")
+_MASS = Param("mass", span(0.5, 2.0, 0.5), "kg", "mass of the block", step=0.02)
 _ZETA_MAX = 0.5
 """Largest damping ratio c / (2 sqrt(k m)) kept: well below critical damping (1), so
 every admissible system visibly oscillates."""
@@ -117,11 +117,17 @@ class DampedOscillator(PhysicsKind):
         # Stiffnesses of 3 mod 4 N/m against masses of 0.5 to 2 kg make every k / m
         # different, so no two grid points share both natural frequency and decay rate
         # (scaling m, k and c together would leave the motion unchanged).
-        Param("k", span(3.0, 31.0, 4.0), "N/m", "spring stiffness"),
-        Param("c", span(0.2, 2.0, 0.3), "N s/m", "damping coefficient"),
-        Param("d0", span(0.1, 0.3, 0.1), "m", "initial stretch of the spring"),
-        Param("v0", (-0.5, 0.0, 0.5), "m/s", "initial velocity (positive away from the wall)"),
-        Param("L", (1.0, 1.5), "m", "natural length of the spring"),
+        Param("k", span(3.0, 31.0, 4.0), "N/m", "spring stiffness", step=0.5),
+        Param("c", span(0.2, 2.0, 0.3), "N s/m", "damping coefficient", step=0.1),
+        Param("d0", span(0.1, 0.3, 0.1), "m", "initial stretch of the spring", step=0.02),
+        Param(
+            "v0",
+            (-0.5, 0.0, 0.5),
+            "m/s",
+            "initial velocity (positive away from the wall)",
+            step=0.05,
+        ),
+        Param("L", (1.0, 1.5), "m", "natural length of the spring", step=0.02),
     )
 
     def admissible(self, p: Values) -> npt.NDArray[np.bool_]:
@@ -175,10 +181,16 @@ class DrivenOscillator(PhysicsKind):
     params: ClassVar[tuple[Param, ...]] = (
         _MASS,
         # As for the free oscillator: every k / m on the grid is different.
-        Param("k", span(3.0, 39.0, 4.0), "N/m", "spring stiffness"),
+        Param("k", span(3.0, 39.0, 4.0), "N/m", "spring stiffness", step=0.5),
         Param("c", (0.3, 0.6, 1.2), "N s/m", "damping coefficient"),
-        Param("F0", span(1.0, 4.0, 1.0), "N", "amplitude of the driving force"),
-        Param("omega", span(1.0, 8.0, 1.0), "rad/s", "angular frequency of the driving force"),
+        Param("F0", span(1.0, 4.0, 1.0), "N", "amplitude of the driving force", step=0.2),
+        Param(
+            "omega",
+            span(1.0, 8.0, 1.0),
+            "rad/s",
+            "angular frequency of the driving force",
+            step=0.005,
+        ),
     )
 
     def admissible(self, p: Values) -> npt.NDArray[np.bool_]:

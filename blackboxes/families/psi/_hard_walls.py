@@ -187,13 +187,15 @@ class WallsTwoBalls(PhysicsKind):
     level: ClassVar[Level] = "hard"
     objects: ClassVar[int] = 2
     params: ClassVar[tuple[Param, ...]] = (
-        Param("W", span(8.0, 12.0, 4.0), "m", "distance between the walls"),
-        Param("m2", span(0.5, 2.0, 0.5), "kg", "mass of ball 2"),
-        Param("x1", span(0.5, 2.5, 1.0), "m", "initial position of ball 1"),
-        Param("x2", span(4.5, 6.5, 1.0), "m", "initial position of ball 2"),
-        Param("v1", span(-2.4, 2.4, 1.6), "m/s", "initial velocity of ball 1"),
-        Param("v2", span(-2.4, 2.4, 1.6), "m/s", "initial velocity of ball 2"),
-        Param("e", span(0.6, 0.9, 0.15), "", "coefficient of restitution at the walls"),
+        Param("W", span(8.0, 12.0, 4.0), "m", "distance between the walls", step=0.005),
+        Param("m2", span(0.5, 2.0, 0.5), "kg", "mass of ball 2", step=0.001),
+        Param("x1", span(0.5, 2.5, 1.0), "m", "initial position of ball 1", step=0.02),
+        Param("x2", span(4.5, 6.5, 1.0), "m", "initial position of ball 2", step=0.02),
+        Param("v1", span(-2.4, 2.4, 1.6), "m/s", "initial velocity of ball 1", step=0.001),
+        Param("v2", span(-2.4, 2.4, 1.6), "m/s", "initial velocity of ball 2", step=0.001),
+        Param(
+            "e", span(0.6, 0.9, 0.15), "", "coefficient of restitution at the walls", step=0.0002
+        ),
     )
 
     def admissible(self, p: Values) -> npt.NDArray[np.bool_]:

@@ -115,10 +115,12 @@ class WedgeBlock(PhysicsKind):
     params: ClassVar[tuple[Param, ...]] = (
         # Only M / m changes the motion: odd wedge masses over power-of-two block masses
         # give 15 different ratios, so no two grid points move alike.
-        Param("M", span(3.0, 11.0, 2.0), "kg", "mass of the wedge"),
+        Param("M", span(3.0, 11.0, 2.0), "kg", "mass of the wedge", step=0.02),
         Param("m", (0.5, 1.0, 2.0), "kg", "mass of the block"),
-        Param("alpha", span(20.0, 60.0, 5.0), "degrees", "angle of the incline"),
-        Param("d", span(1.0, 3.0, 0.5), "m", "block's starting distance up the incline"),
+        Param("alpha", span(20.0, 60.0, 5.0), "degrees", "angle of the incline", step=0.02),
+        Param(
+            "d", span(1.0, 3.0, 0.5), "m", "block's starting distance up the incline", step=0.001
+        ),
         gravity_param(),
     )
 

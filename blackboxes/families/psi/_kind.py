@@ -1,13 +1,17 @@
-"""The contract of one PSI kind: a mechanical system whose parameters lie on a grid.
+"""The contract of one PSI kind: a mechanical system with parameters in realistic ranges.
 
-A kind's parameters are drawn from a grid of realistic values (``Param.values``), so
-its hypothesis space is the grid itself: every admissible combination is one rule. The
-kind gives the motion twice: :meth:`PhysicsKind.positions`, vectorised over many
-parameter combinations and times (numpy; the agents' particle set and, unless the kind
-overrides it, the trusted reference), and a Jinja template under ``templates/code/psi/``
-rendering the box code (plain Python, no numpy). Kinds whose motion has no closed form
-override :meth:`PhysicsKind.reference` with SciPy's high-accuracy integrator, so the
-generator's differential test compares two independent computations.
+Each parameter has a range and, unless it is categorical (a planet's g), a step: the
+resolution at which the answer tolerance can tell two values apart somewhere in the
+time domain (``benchmarks/psi/fine_steps.py`` derives it). A box's parameters are a
+uniform admissible point of that fine grid, so log2|H| counts fine points (about 20 to
+60 bits per kind). ``Param.values`` is a coarse sub-grid of it, the agents' starting
+particles and what the fixed plan is computed on. The kind gives the motion twice:
+:meth:`PhysicsKind.positions`, vectorised over many parameter combinations and times
+(numpy; the particles and, unless the kind overrides it, the trusted reference), and
+a Jinja template under ``templates/code/psi/`` rendering the box code (plain Python,
+no numpy). Kinds whose motion has no closed form override :meth:`PhysicsKind.reference`
+with SciPy's high-accuracy integrator, so the generator's differential test compares two
+independent computations.
 """
 
 from __future__ import annotations
@@ -50,7 +54,7 @@ TIMES: tuple[float, ...] = tuple(round(i * T_STEP, 1) for i in range(round(T_MAX
 DECIMALS = 2
 """Coordinates are rounded to 2 decimals (metres)."""
 MAX_GRID = 4096
-"""Most admissible parameter combinations a kind may have (its particle set is all of them)."""
+"""Most admissible combinations a kind's coarse grid may have (its starting particles)."""
 
 Values = Mapping[str, npt.NDArray[np.float64]]
 """Parameter name -> an array of values, one per particle (broadcastable)."""
@@ -70,12 +74,52 @@ def object_names(count: int) -> tuple[str, ...]:
 
 @dataclass(frozen=True)
 class Param:
-    """One parameter: its grid of values, unit and what it is (for the description)."""
+    """One parameter: its coarse values, unit, what it is (for the description) and its
+    fine step (None: categorical, ``values`` are all it takes)."""
 
     name: str
     values: tuple[float, ...]
     unit: str
     label: str
+    step: float | None = None
+
+    def __post_init__(self) -> None:
+        if self.step is None:
+            return
+        if not self.step > 0:
+            raise FamilyError(f"PSI parameter {self.name}: step must be positive")
+        for v in self.values:
+            k = (v - self.values[0]) / self.step
+            if abs(k - round(k)) > 1e-6:
+                raise FamilyError(f"PSI parameter {self.name}: {v} is not on its fine grid")
+
+    @property
+    def lo(self) -> float:
+        return self.values[0]
+
+    @property
+    def hi(self) -> float:
+        return self.values[-1]
+
+    @property
+    def count(self) -> int:
+        """How many fine values the parameter takes."""
+        if self.step is None:
+            return len(self.values)
+        return round((self.hi - self.lo) / self.step) + 1
+
+    def fine(self, k: int) -> float:
+        """The ``k``-th fine value, rounded so it reads as written in JSON."""
+        if self.step is None:
+            return self.values[k]
+        return round(self.lo + k * self.step, 9) + 0.0
+
+    def fine_index(self, value: float) -> int | None:
+        """``value``'s fine index, or None when it is not a fine value."""
+        if self.step is None:
+            return self.values.index(value) if value in self.values else None
+        k = round((value - self.lo) / self.step)
+        return k if 0 <= k < self.count and abs(self.fine(k) - value) <= 1e-9 else None
 
 
 class PhysicsKind(ABC):
@@ -88,6 +132,9 @@ class PhysicsKind(ABC):
     """2: (x, y) with y up; 3: (x, y, z) with z up."""
     params: ClassVar[tuple[Param, ...]]
     """The grid: every parameter that changes the motion."""
+    particles: ClassVar[int] = 512
+    """Particles the version space keeps after an answer. Kinds that integrate an ODE
+    keep fewer: every move simulates all of them over the whole domain."""
     nuisance: ClassVar[tuple[Param, ...]] = ()
     """Drawn and described but without effect on the motion (a falling ball's mass)."""
 
@@ -138,37 +185,51 @@ class PhysicsKind(ABC):
     def size(self) -> int:
         return len(next(iter(self.grid.values())))
 
+    @cached_property
+    def log2_size(self) -> float:
+        """log2 of the admissible fine points: the product of the fine counts times the
+        coarse grid's admissible fraction (an estimate when some are excluded)."""
+        product = sum(math.log2(q.count) for q in self.params)
+        full = math.prod(len(q.values) for q in self.params)
+        return product + math.log2(self.size / full)
+
     def sample_params(self, rng: random.Random) -> dict[str, JSONValue]:
-        """A uniform admissible grid point, then uniform nuisance values."""
-        i = rng.randrange(self.size)
-        params: dict[str, JSONValue] = {q.name: float(self.grid[q.name][i]) for q in self.params}
+        """A uniform admissible fine point (by rejection), then uniform nuisance values."""
+        for _ in range(_SAMPLE_TRIES):
+            point = {q.name: q.fine(rng.randrange(q.count)) for q in self.params}
+            if self.admissible({k: np.array([v]) for k, v in point.items()})[0]:
+                break
+        else:  # pragma: no cover - every kind keeps most of its range
+            raise FamilyError(f"PSI {self.name}: no admissible point in {_SAMPLE_TRIES} draws")
+        params: dict[str, JSONValue] = dict(point)
         for q in self.nuisance:
             params[q.name] = rng.choice(q.values)
         return params
 
-    def index_of(self, params: Mapping[str, JSONValue]) -> int:
-        """The grid index of hidden.json's parameters; raises ``FamilyError``."""
-        mask = np.ones(self.size, dtype=bool)
-        for q in self.params:
-            mask &= self.grid[q.name] == _number(self.name, params, q)
-        hits = np.flatnonzero(mask)
-        if len(hits) != 1:
-            raise FamilyError(f"PSI {self.name}: parameters {dict(params)!r} are not a grid point")
-        return int(hits[0])
-
     def check_params(self, params: Mapping[str, JSONValue]) -> dict[str, float]:
-        """Validated parameters (grid and nuisance), as floats; raises ``FamilyError``."""
+        """Validated parameters (fine grid, admissible, nuisance), as floats; raises
+        ``FamilyError``."""
         unknown = set(params) - {q.name for q in (*self.params, *self.nuisance)}
         if unknown:
             raise FamilyError(f"PSI {self.name}: unknown parameter(s) {sorted(unknown)}")
-        self.index_of(params)
         checked = {q.name: _number(self.name, params, q) for q in self.params}
+        for q in self.params:
+            if q.fine_index(checked[q.name]) is None:
+                raise FamilyError(
+                    f"PSI {self.name}: {q.name} = {checked[q.name]!r} is not one of its values "
+                    f"({q.lo:g} to {q.hi:g}" + (f" in steps of {q.step:g})" if q.step else ")")
+                )
+        if not self.admissible({k: np.array([v]) for k, v in checked.items()})[0]:
+            raise FamilyError(f"PSI {self.name}: parameters {checked!r} are not admissible")
         for q in self.nuisance:
             value = _number(self.name, params, q)
             if value not in q.values:
                 raise FamilyError(f"PSI {self.name}: {q.name} = {value!r} is not a grid value")
             checked[q.name] = value
         return checked
+
+
+_SAMPLE_TRIES = 10_000
 
 
 def _number(kind: str, params: Mapping[str, JSONValue], q: Param) -> float:

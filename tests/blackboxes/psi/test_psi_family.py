@@ -183,23 +183,33 @@ def test_mixture_keeps_the_kinds_of_the_box_shape() -> None:
 
 @pytest.mark.parametrize("name", sorted(KINDS))
 def test_information_invariants_on_random_histories(name: str) -> None:
-    """Realised bits sum to the drop in log2 of the consistent count; expected bits are
-    at most log2|Y| and log2 of the consistent count; the true grid point survives."""
+    """Realised bits sum to the drop in log2 of the estimated count, which never grows
+    and never empties on the box's own answers; expected bits are at most log2|Y| and
+    log2 of the count; the particles stay consistent with every answer."""
     kind = KINDS[name]
     space0 = PSI.version_space(kind.level, name)
     hs = PSI.hypothesis_space(name, kind.level)
-    for b in range(4):
+    assert space0.log2_count() == pytest.approx(hs.log2_h)
+    for b in range(2):
         rng = rng_for(3, "histories", name, b)
         rule = PSI.sample_rule(rng, kind.level, name)
-        truth = kind.index_of(rule.params)
-        space, total = space0, 0.0
-        for t in rng.sample(TIMES, 6):
+        space, total, seen = space0, 0.0, []
+        for t in rng.sample(TIMES, 4):
             y = rule(t)
             before = space.log2_count()
             h = expected_information(space, t)
-            assert h <= before + 1e-9 and h <= hs.log2_y + 1e-9
-            total += realised_information(space, t, y)
+            assert 0.0 <= h <= before + 1e-9 and h <= hs.log2_y + 1e-9
+            realised = realised_information(space, t, y)
+            assert 0.0 <= realised <= before + 1e-9
+            total += realised
+            placed = space.placed
             space = space.observe(t, y)
-            assert truth in set(space.alive.tolist())  # type: ignore[attr-defined]
+            assert 0.0 <= space.log2_count() <= before
             assert total == pytest.approx(space0.log2_count() - space.log2_count(), abs=1e-9)
+            if space.placed > placed:  # every particle reproduces every placed answer
+                seen.append((t, y))
+                for t_seen, y_seen in seen:
+                    support = space.predictive(t_seen).support()
+                    assert support
+                    assert all(PSI.outputs_agree(v, y_seen) for v, _ in support.values())
         assert total <= hs.log2_h + 1e-9  # type: ignore[operator]
