@@ -21,8 +21,8 @@ import numpy as np
 sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 
 from blackboxes.families.psi._answers import ABS_TOL
-from blackboxes.families.psi._kinds import KINDS
 from blackboxes.families.psi._kind import TIMES
+from blackboxes.families.psi._kinds import KINDS
 
 
 def nice_step(spacing: float, derived: float) -> float | None:

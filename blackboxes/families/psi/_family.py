@@ -7,6 +7,7 @@ import random
 import re
 from collections.abc import Collection, Mapping, Sequence
 from dataclasses import dataclass, replace
+from functools import cache
 from typing import Any, ClassVar, Literal, cast, get_args
 
 import numpy as np
@@ -41,6 +42,11 @@ __all__ = ["ANSWER_MODES", "PhysicsSystemInference"]
 
 AnswerMode = Literal["values", "code"]
 ANSWER_MODES: tuple[AnswerMode, ...] = get_args(AnswerMode)
+
+DISTINCT_STEPS = 5
+"""Fine steps after which two values of a parameter are observably distinct: one step
+moves some coordinate by at least 0.002 m (tests/blackboxes/psi/test_kinds.py), so five
+move it by an output unit, 0.01 m."""
 
 _DESIGNED_SHAPE = (1, 2)
 """An LLM-designed system: one object in the plane, as its designer is told."""
@@ -207,15 +213,18 @@ class PhysicsSystemInference(Family):
 
     def hypothesis_space(self, kind: str, level: Level) -> HypothesisSpace:
         """log2|H| = log2 of the kind's admissible fine points (the resolution the answer
-        tolerance distinguishes; an estimate); ``low`` = log2 of the coarse grid's
-        observably distinct points; log2|Y| from the range the coarse grid reaches."""
+        tolerance distinguishes; an estimate); ``low`` counts them DISTINCT_STEPS steps
+        apart, where points are observably distinct (and at least the coarse grid's
+        distinct points); log2|Y| from the range the coarse grid reaches."""
         spec = self._kind(kind, level)
         table = table_of(spec)
+        stepped = sum(q.step is not None for q in spec.params)
+        spread = spec.log2_size - stepped * math.log2(DISTINCT_STEPS)
         return HypothesisSpace(
             log2_h=spec.log2_size,
             log2_y=table.log2_y,
             exact=False,
-            low=math.log2(table.distinct),
+            low=max(math.log2(table.distinct), spread),
             high=spec.log2_size,
         )
 
@@ -231,12 +240,11 @@ class PhysicsSystemInference(Family):
         if kind is not None:
             # Measuring an episode on the box's own kind: an answer the particle search
             # cannot place counts no information rather than being called impossible.
-            return ParticleSpace(table_of(self._kind(kind, level)), strict=False)
+            return _prior_space(self._kind(kind, level).name, strict=False)
         names = self._prior_names(level)
         parts = []
         for k in names:
-            spec = KINDS[k]
-            parts.append((k, 1.0 / len(names), spec.log2_size, ParticleSpace(table_of(spec))))
+            parts.append((k, 1.0 / len(names), KINDS[k].log2_size, _prior_space(k, strict=True)))
         return MixtureVersionSpace(parts)
 
     # -- code ----------------------------------------------------------------
@@ -416,6 +424,13 @@ class PhysicsSystemInference(Family):
         grid = rng.sample(TIMES[1:-1], min(len(TIMES) - 2, max(0, (n - 2) // 2)))
         off = [round(rng.uniform(0.0, T_MAX), 4) for _ in range(max(0, n - 2 - len(grid)))]
         return (edges + grid + off)[:n]
+
+
+@cache
+def _prior_space(kind: str, strict: bool) -> ParticleSpace:
+    """One prior space per kind and mode, shared: spaces are immutable, and an answer
+    seen before (the same first query on the same box at every budget) is not refitted."""
+    return ParticleSpace(table_of(KINDS[kind]), strict=strict)
 
 
 def _output_spec(objects: int, dims: int) -> str:

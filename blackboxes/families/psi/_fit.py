@@ -57,7 +57,8 @@ def evaluate(kind: PhysicsKind, params: FloatArray, times: FloatArray) -> FloatA
     """Positions in output units (unrounded), shape (len(params), len(times) * coords);
     non-finite values become a large number so they are never consistent."""
     columns = {q.name: params[:, i] for i, q in enumerate(kind.params)}
-    pos = kind.positions(columns, times) * UNITS
+    with np.errstate(all="ignore"):  # a start outside the physics gives NaN, dropped below
+        pos = kind.positions(columns, times) * UNITS
     flat = pos.reshape(len(params), -1)
     return np.nan_to_num(flat, nan=_BAD, posinf=_BAD, neginf=-_BAD)
 

@@ -63,6 +63,13 @@ MOVES = 2
 """Metropolis steps per stage."""
 MAX_STAGES = 20
 """Stages one answer may take (each keeps ALPHA: about 30 bits); then a rescue."""
+HOPELESS_STAGES = 8
+HOPELESS = 30.0
+HOPELESS_GAIN = 0.8
+"""After HOPELESS_STAGES stages, a kind whose closest particle is still HOPELESS output
+units (0.3 m) from the history and came less than a fifth closer over the last half of
+them is taken to have no consistent point, without a rescue (a wrong kind costs most
+here: every stage simulates all its particles)."""
 SHRINK = 0.9
 """Each stage's threshold is at most this times the last one's."""
 STALL_STAGES = 4
@@ -82,7 +89,7 @@ ITERATIONS = 12
 """Levenberg-Marquardt rounds per polish."""
 REDRAW = 0.15
 """Probability a move redraws one categorical parameter instead of a random walk."""
-_CACHE = 8
+_CACHE = 64
 """Observed spaces kept per space: ``prob(y)`` and then ``observe(x, y)`` filter once."""
 _BAD = 1e9
 """Output units standing in for a non-finite position."""
@@ -230,10 +237,18 @@ class ParticleSpace(VersionSpace):
         dist = self._distance(units, js, target)
         log2 = self._log2
         last, best, stalled, scale, polished = math.inf, math.inf, 0, 1.0, 0
+        lows: list[float] = []
         for _ in range(MAX_STAGES):
             if not len(params):
                 break
             low = float(dist.min())
+            lows.append(low)
+            if (
+                len(lows) > HOPELESS_STAGES
+                and low > HOPELESS
+                and low > HOPELESS_GAIN * lows[-1 - HOPELESS_STAGES // 2]
+            ):
+                return self._unplaced(history)
             # The ALPHA-closest share, but shrinking by SHRINK at least (duplicates can
             # hold a quantile still), never below SLACK and keeping the closest particle.
             quantile = float(np.quantile(dist, ALPHA))
@@ -306,6 +321,15 @@ class ParticleSpace(VersionSpace):
                 params, units, dist, SLACK, js, target, rng, scale
             )
         return self._with(history, params, units, log2)
+
+    def _unplaced(self, history: History) -> ParticleSpace:
+        """No consistent point found: empty, or, for a lenient space, the answer left out."""
+        if self._strict:
+            return self._with(history, self._params[:0], self._units[:0], -math.inf)
+        log.debug(
+            "PSI %s: no consistent point for %s; answer left out", self.kind.name, history[-1]
+        )
+        return self._with(self._history, self._params, self._units, self._log2)
 
     def _starts(self, score: FloatArray, params: FloatArray, count: int) -> IntArray:
         """The ``count`` best distinct rows by ``score``, then the best row of each
