@@ -10,16 +10,22 @@ enumerate, so the version space is a particle approximation and its count an est
   inside another half).
 - **Particles.** Before any answer, the coarse grid (``Param.values``, an even lattice
   over the ranges) and its table. After an answer, the particles are filtered in stages:
-  each stage keeps those within a threshold of every observation (the fraction
-  ``ALPHA`` closest, never a threshold below ``SLACK``), resamples them back to
-  the kind's ``particles`` and moves them by random-walk Metropolis steps that stay within the
-  threshold (a categorical value, a planet, is redrawn now and then). The last stage's
-  threshold is ``SLACK``; a kind that cannot get there in ``MAX_STAGES`` stages, or stops
-  getting closer, is inconsistent with the history (the space is empty).
+  each stage keeps those within a threshold of every observation (the ``ALPHA`` closest,
+  the threshold shrinking by ``SHRINK`` at least and never below ``SLACK``), resamples
+  them back to the kind's ``particles`` and moves them by random-walk Metropolis steps
+  that stay within the threshold (a categorical value, a planet, is redrawn now and
+  then). The last stage's threshold is ``SLACK``. When the walks stop getting closer,
+  least squares (:mod:`._fit`) polishes the closest particles; when the stages still
+  cannot reach ``SLACK``, a rescue refines the best coarse grid points over the whole
+  history and the consistent fits become the particles. A kind still far and no longer
+  approaching (``HOPELESS``), or whose rescue finds nothing, has no consistent point.
 - **Count.** log2|H| plus the log2 of every stage's kept fraction: the standard
-  estimate of the share of the prior a sequence of shrinking thresholds keeps. Kept
-  fractions are at most 1, so the count never grows and realised information sums to
-  at most log2|H|; it is floored at 0 (one point).
+  estimate of the share of the prior a sequence of shrinking thresholds keeps; after a
+  rescue, the volume the linearised constraints allow around the fits. It never grows
+  with an answer, so realised information sums to at most log2|H|; it is floored at 0.
+- **No consistent point.** A strict space (an agent's view of each kind) becomes empty;
+  a lenient one (measuring an episode on the box's own kind, whose answers are never
+  impossible) leaves the answer out: it counts no information.
 - **Predictive.** Entropy and the ranking of outputs come from the particles' rounded
   outputs (the entropy capped at log2 of the count); ``prob(y)`` is the fraction of the
   count an answer ``y`` keeps, so an answer's realised information is exactly the drop

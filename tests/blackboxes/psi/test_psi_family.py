@@ -3,6 +3,7 @@ the particle version space's information invariants."""
 
 from __future__ import annotations
 
+import itertools
 import math
 import random
 
@@ -12,8 +13,8 @@ from hypothesis import strategies as st
 
 from blackboxes.families import get_family
 from blackboxes.families.psi import ABS_TOL, REL_TOL, T_MAX, TIMES
+from blackboxes.families.psi._kind import T_STEP
 from blackboxes.families.psi._kinds import KINDS, LEVEL_KINDS
-from blackboxes.families.psi._table import table_of
 from blackboxes.information import expected_information, realised_information
 from oracle_bench.errors import FamilyError, InvalidQueryError
 from oracle_bench.rng import rng_for
@@ -132,30 +133,17 @@ def test_held_out_times_avoid_queries_and_are_seeded() -> None:
     assert every == list(TIMES[-3:])
 
 
-def _merged_entropy(names: tuple[str, ...], j: int) -> float:
-    """Entropy (bits) of the answer at TIMES[j] under the uniform-kind prior, equal
-    answers of different kinds merged, counted in plain Python."""
-    mass: dict[tuple[int, ...], float] = {}
-    for name in names:
-        cells = table_of(KINDS[name]).cells[:, j, :]
-        for row in cells.tolist():
-            key = tuple(row)
-            mass[key] = mass.get(key, 0.0) + 1.0 / (len(names) * len(cells))
-    return -sum(m * math.log2(m) for m in mass.values())
-
-
-def test_plan_is_greedy_by_joint_entropy_over_valid_times() -> None:
+def test_plan_spreads_each_prefix_over_the_domain() -> None:
     served = PSI.for_interface({"objects": 1, "dims": 2, "answers": "values"})
-    names = tuple(k for k in PSI.kinds("easy") if (KINDS[k].objects, KINDS[k].dims) == (1, 2))
-    for turns in (1, 2, 5, 10, 20):
-        plan = served.exploration_plan("easy", turns)
-        assert len(set(plan)) == turns and set(plan) <= set(TIMES)
-        # Greedy: a longer plan starts with the shorter one.
-        assert plan[:1] == served.exploration_plan("easy", 1)
-    first = TIMES.index(served.exploration_plan("easy", 1)[0])
-    best = _merged_entropy(names, first)
-    for j in random.Random(3).sample(range(len(TIMES)), 12):
-        assert _merged_entropy(names, j) <= best + 1e-9
+    assert served.exploration_plan("hard", 7) == [10.0, 5.0, 15.0, 2.5, 12.5, 7.5, 17.5]
+    full = served.exploration_plan("easy", 400)
+    assert sorted(full) == list(TIMES)  # every time once, then no more
+    for turns in (1, 2, 4, 8, 16, 32):
+        plan = sorted(served.exploration_plan("easy", turns))
+        edges = [0.0, *plan, T_MAX]
+        widest = max(b - a for a, b in itertools.pairwise(edges))
+        # Each prefix leaves no gap wider than twice the even spacing (van der Corput).
+        assert widest <= 2 * T_MAX / (turns + 1) + T_STEP + 1e-9
 
 
 def test_intro_says_nothing_of_the_rule() -> None:
