@@ -119,7 +119,7 @@ class PhysicsSystemInference(Family):
     entry_signature: ClassVar[str] = "t"
     # Before the first answer the prior's entropy is saturated (the coarse grids answer
     # differently at almost every time) and ranks times by noise, about a bit apart:
-    # within this margin adaptive keeps to the spread plan, as at its first query.
+    # within this margin adaptive keeps to the spread plan (its first query, at least).
     plan_margin: ClassVar[float | None] = 1.5
     coder_notes: ClassVar[str] = _CODER_NOTES.format(t_max=T_MAX, decimals=DECIMALS)
     question_text: ClassVar[str] = "What are the coordinates of every object at this time?"
@@ -391,8 +391,8 @@ class PhysicsSystemInference(Family):
         return rng.choice(TIMES)
 
     def exploration_plan(self, level: Level, turns: int) -> list[JSONValue]:
-        """The van der Corput order of the domain (10, 5, 15, 2.5, ... s): each prefix as
-        evenly spread as it can be (see ``_plan``)."""
+        """Times spread by the golden ratio (10.0, 2.4, 14.7, 7.1, ... s): each prefix
+        nearly even and never in step with a period (see ``_plan``)."""
         return list(spread_times(turns))
 
     def query_pool(
