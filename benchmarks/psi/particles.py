@@ -59,7 +59,7 @@ def main() -> None:
         answers = args.boxes * args.answers
         print(
             f"{name:<20} {kind.level:<5} {kind.log2_size:>8.1f} {left:>4}/{answers:<4} "
-            f"{statistics.median(finals):>11.1f} {statistics.median(bits):>12.1f} "
+            f"{statistics.median(finals):>11.1f} {statistics.median(bits) + 0.0:>12.1f} "
             f"{took / answers:>9.3f}"
         )
 
