@@ -46,10 +46,10 @@ import numpy as np
 import numpy.typing as npt
 
 from blackboxes.box import JSONValue
-from blackboxes.families.psi._fit import fit
+from blackboxes.families.psi._fit import evaluate, fit
 from blackboxes.families.psi._kind import TIMES, FloatArray, PhysicsKind
 from blackboxes.families.psi._space import output_cells, output_value, time_index
-from blackboxes.families.psi._table import UNITS, KindTable
+from blackboxes.families.psi._table import KindTable, round_units
 from blackboxes.information import ENUMERATION_LIMIT, Predictive, VersionSpace, output_key
 from oracle_bench.rng import seed_for
 
@@ -97,15 +97,7 @@ REDRAW = 0.15
 """Probability a move redraws one categorical parameter instead of a random walk."""
 _CACHE = 64
 """Observed spaces kept per space: ``prob(y)`` and then ``observe(x, y)`` filter once."""
-_BAD = 1e9
-"""Output units standing in for a non-finite position."""
-
 _TIMES = np.array(TIMES, dtype=float)
-
-
-def _rounded(units: FloatArray) -> IntArray:
-    """Unrounded output units -> the box's rounding (half away from zero)."""
-    return (np.sign(units) * np.floor(np.abs(units) + 0.5)).astype(np.int64)
 
 
 class _ParticlePredictive(Predictive):
@@ -208,7 +200,7 @@ class ParticleSpace(VersionSpace):
         width = self._units.shape[2]
         if j is None or self._log2 == -math.inf:
             return _ParticlePredictive(self, x, np.zeros((0, width), dtype=np.int64))
-        return _ParticlePredictive(self, x, _rounded(self._units[:, j, :]))
+        return _ParticlePredictive(self, x, round_units(self._units[:, j, :]))
 
     def observe(self, x: JSONValue, y: JSONValue) -> ParticleSpace:
         kind = self.kind
@@ -399,8 +391,8 @@ class ParticleSpace(VersionSpace):
         """Largest deviation (output units) of each particle over the history."""
         if not len(units):
             return np.zeros(0)
-        dev = np.abs(units[:, js, :].astype(float) - target[None])
-        return np.nan_to_num(dev, nan=_BAD, posinf=_BAD).max(axis=(1, 2))
+        # Units are finite: ``evaluate`` replaces a non-finite position by a far one.
+        return np.abs(units[:, js, :].astype(float) - target[None]).max(axis=(1, 2))
 
     def _resample(self, alive: IntArray, rng: np.random.Generator) -> IntArray:
         """Systematic resampling of the kept particles back to the kind's number."""
@@ -465,11 +457,9 @@ class ParticleSpace(VersionSpace):
         return ok
 
     def _simulate(self, params: FloatArray) -> FloatArray:
-        columns = {q.name: params[:, i] for i, q in enumerate(self.kind.params)}
-        with np.errstate(all="ignore"):
-            pos = self.kind.positions(columns, _TIMES) * UNITS
-        flat = pos.reshape(len(params), len(TIMES), -1)
-        return np.nan_to_num(flat, nan=_BAD, posinf=_BAD, neginf=-_BAD).astype(np.float32)
+        """Every particle's unrounded output units at every query time."""
+        units = evaluate(self.kind, params, _TIMES)
+        return units.reshape(len(params), len(TIMES), -1).astype(np.float32)
 
     def _rng(self, history: History) -> np.random.Generator:
         flat: list[str | int] = [self.kind.name]

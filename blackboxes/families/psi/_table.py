@@ -18,7 +18,7 @@ import numpy.typing as npt
 from blackboxes.families.psi._kind import DECIMALS, TIMES, PhysicsKind
 from oracle_bench.errors import FamilyError
 
-__all__ = ["UNITS", "KindTable", "table_of", "to_units"]
+__all__ = ["UNITS", "KindTable", "round_units", "table_of", "to_units"]
 
 UNITS = 10**DECIMALS
 """Coordinates are stored as integers in units of the output precision (0.01 m)."""
@@ -30,7 +30,12 @@ def to_units(values: npt.ArrayLike) -> IntArray:
     """Coordinates (metres) as integers in output units, rounded half away from zero
     as Python's ``round`` does for the box's two-decimal outputs (ties are not exact in
     binary anyway: the version space allows one unit either way)."""
-    scaled = np.asarray(values, dtype=float) * UNITS
+    return round_units(np.asarray(values, dtype=float) * UNITS)
+
+
+def round_units(scaled: npt.ArrayLike) -> IntArray:
+    """Unrounded output units as integers, rounded as :func:`to_units` rounds."""
+    scaled = np.asarray(scaled, dtype=float)
     return (np.sign(scaled) * np.floor(np.abs(scaled) + 0.5)).astype(np.int64)
 
 
