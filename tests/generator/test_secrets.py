@@ -64,7 +64,11 @@ def test_nothing_an_agent_may_see_lets_it_rebuild_a_key(secret_suite: Path) -> N
     numbers = {int(n) for n in re.findall(rb"\d+", _public_bytes(secret_suite))}
     for seed in sorted(numbers | set(range(64))):
         rebuilt = _rules_from(seed, "hard")
-        assert not any(a == b for a, b in zip(rebuilt, keys, strict=True)), seed
+        # A leaked seed rebuilds every box (keys derive from (seed, box index)). One box
+        # can match by chance where a kind's key space is small (a Playfair keyword from
+        # a word list matched once in a CI run); two in one seed would be about 1e-8.
+        matches = sum(a == b for a, b in zip(rebuilt, keys, strict=True))
+        assert matches <= 1, (seed, matches)
     # The public digest of a box cannot be matched key by key either: it covers
     # hidden.json, whose held-out seed comes from the secret seed.
     assert all(box.hidden.test_seed not in numbers for box in boxes)
