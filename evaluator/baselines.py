@@ -66,6 +66,8 @@ class _VersionSpaceAgent(ABC):
         """Observations taken into the space (0: it is still the prior)."""
         self._view: VersionSpace | None = None
         self._candidates: dict[int, list[str]] = {}
+        self._held: list[tuple[int, JSONValue, JSONValue]] = []
+        """Observations an estimated space placed nowhere, retried after each answer."""
 
     # -- protocol -------------------------------------------------------------
     def start(self, briefing: Briefing) -> None:
@@ -82,17 +84,37 @@ class _VersionSpaceAgent(ABC):
         if not observation.ok:
             self._note(f"turn {observation.turn}: no answer ({observation.response.strip()})")
             return
-        updated = self.space.observe(observation.query, observation.output)
-        if updated.log2_count() == -math.inf:
+        if not self._take(observation.query, observation.output):
             # No rule of the family explains this answer: keep the last consistent space
             # (ignoring this observation) rather than predict from nothing.
+            if self.space.exact:
+                self._note(
+                    f"turn {observation.turn}: observation inconsistent with every "
+                    "hypothesis; ignored"
+                )
+                return
+            # An estimated space found no consistent rule, which does not prove there is
+            # none: later answers narrow the search, so this one is tried again then.
             self._note(
-                f"turn {observation.turn}: observation inconsistent with every hypothesis; ignored"
+                f"turn {observation.turn}: no consistent hypothesis found; held back for "
+                "another try after the next answer"
             )
+            self._held.append((observation.turn, observation.query, observation.output))
             return
+        for turn, x, y in list(self._held):
+            if self._take(x, y):
+                self._held.remove((turn, x, y))
+                self._note(f"turn {turn}: held-back observation now placed")
+
+    def _take(self, x: JSONValue, y: JSONValue) -> bool:
+        """Observe ``(x, y)`` unless that leaves no consistent hypothesis."""
+        updated = self.space.observe(x, y)
+        if updated.log2_count() == -math.inf:
+            return False
         self.space = updated
         self._view = None
         self._observed += 1
+        return True
 
     def begin_evaluation(self, message: str) -> None:
         return None

@@ -17,8 +17,13 @@ enumerate, so the version space is a particle approximation and its count an est
   then). The last stage's threshold is ``SLACK``. When the walks stop getting closer,
   least squares (:mod:`._fit`) polishes the closest particles; when the stages still
   cannot reach ``SLACK``, a rescue refines the best coarse grid points over the whole
-  history and the consistent fits become the particles. A kind still far and no longer
-  approaching (``HOPELESS``), or whose rescue finds nothing, has no consistent point.
+  history and the consistent fits become the particles; so does a kind still far and no
+  longer approaching (``HOPELESS``: one answer can leave several branches of solutions,
+  and the particles may have kept a branch the next answer rules out).
+- **Time order.** An answer still unplaced is retried from the prior with every answer
+  in time order (each a short extension of the trajectory fitted so far), which places
+  answers asked far out of order; the rebuild's count is capped by the last count. A
+  kind whose rebuild and rescues find nothing has no consistent point.
 - **Count.** log2|H| plus the log2 of every stage's kept fraction: the standard
   estimate of the share of the prior a sequence of shrinking thresholds keeps; after a
   rescue, the volume the linearised constraints allow around the fits. It never grows
@@ -74,8 +79,9 @@ HOPELESS = 30.0
 HOPELESS_GAIN = 0.8
 """After HOPELESS_STAGES stages, a kind whose closest particle is still HOPELESS output
 units (0.3 m) from the history and came less than a fifth closer over the last half of
-them is taken to have no consistent point, without a rescue (a wrong kind costs most
-here: every stage simulates all its particles)."""
+them goes straight to the rescue: its particles sit on a branch of the earlier answers'
+solutions that this answer rules out (or it is the wrong kind), and more stages, each
+simulating every particle, would not leave that branch."""
 SHRINK = 0.9
 """Each stage's threshold is at most this times the last one's."""
 STALL_STAGES = 4
@@ -157,12 +163,15 @@ class ParticleSpace(VersionSpace):
         units: FloatArray | None = None,
         log2_count: float | None = None,
         strict: bool = True,
+        root: ParticleSpace | None = None,
     ) -> None:
         """``strict``: an answer no consistent point is found for empties the space (an
         agent's view); otherwise it is left out and counts no information (measuring
         an episode on the box's own kind, where an answer is never impossible)."""
         self._table = table
         self._strict = strict
+        self._root = self if root is None else root
+        """The prior space this one was observed from (a rebuild starts there)."""
         self.kind: PhysicsKind = table.kind
         self._history = history
         if params is None or units is None:
@@ -184,8 +193,9 @@ class ParticleSpace(VersionSpace):
 
     @property
     def placed(self) -> int:
-        """Answers the particles reproduce (a lenient space leaves out one it cannot place)."""
-        return len(self._history)
+        """Answers the particles reproduce (a lenient space leaves out one it cannot place;
+        an empty space reproduces none)."""
+        return len(self._history) if self._log2 > -math.inf else 0
 
     @property
     def particles(self) -> FloatArray:
@@ -208,12 +218,17 @@ class ParticleSpace(VersionSpace):
         cells = output_cells(y, kind.objects, kind.dims)
         if j is None or cells is None or self._log2 == -math.inf:
             return self._with((), self._params[:0], self._units[:0], -math.inf)
-        key = (j, tuple(int(c) for c in cells))
+        return self._observe_key((j, tuple(int(c) for c in cells)))
+
+    def _observe_key(self, key: tuple[int, tuple[int, ...]]) -> ParticleSpace:
+        """The space after the answer ``key`` (time index, output units), cached."""
         with self._lock:
             hit = self._observed.get(key)
         if hit is not None:
             return hit
         result = self._update(key)
+        if result.placed <= self.placed:
+            result = self._rebuild(key, result)
         with self._lock:
             self._observed[key] = result
             while len(self._observed) > _CACHE:
@@ -223,7 +238,29 @@ class ParticleSpace(VersionSpace):
     def _with(
         self, history: History, params: FloatArray, units: FloatArray, log2: float
     ) -> ParticleSpace:
-        return ParticleSpace(self._table, history, params, units, log2, self._strict)
+        return ParticleSpace(self._table, history, params, units, log2, self._strict, self._root)
+
+    def _rebuild(self, key: tuple[int, tuple[int, ...]], failed: ParticleSpace) -> ParticleSpace:
+        """An answer the particles could not place, retried from the prior with every
+        answer in time order: a trajectory is fitted from its start outwards, each answer
+        a short extension of the last (answers asked far out of order can leave the
+        particles on a branch of the solutions a later early answer rules out). The
+        rebuild is taken when it places more answers; its count is capped by this one's,
+        so a count never grows with an answer."""
+        history = sorted((*self._history, key))
+        if history == [*self._history, key]:
+            return failed  # already in time order: the rebuild is the update that failed
+        space = self._root
+        for step in history:
+            space = space._observe_key(step)
+            if space.log2_count() == -math.inf:
+                return failed
+        if space.placed <= failed.placed:
+            return failed
+        log.debug("PSI %s: placed %d answers in time order", self.kind.name, space.placed)
+        return space._with(
+            space._history, space._params, space._units, min(space._log2, self._log2)
+        )
 
     # -- the update -------------------------------------------------------------
     def _update(self, key: tuple[int, tuple[int, ...]]) -> ParticleSpace:
@@ -246,7 +283,7 @@ class ParticleSpace(VersionSpace):
                 and low > HOPELESS
                 and low > HOPELESS_GAIN * lows[-1 - HOPELESS_STAGES // 2]
             ):
-                return self._unplaced(history)
+                break  # far and not approaching: straight to the rescue
             # The ALPHA-closest share, but shrinking by SHRINK at least (duplicates can
             # hold a quantile still), never below SLACK and keeping the closest particle.
             quantile = float(np.quantile(dist, ALPHA))
@@ -301,12 +338,7 @@ class ParticleSpace(VersionSpace):
         result = fit(self.kind, starts, _TIMES[js], target, RESCUE_ITERATIONS)
         ok = (result.worst <= SLACK) & self._inside(result.params)
         if not ok.any():
-            if self._strict:
-                return self._with(history, params[:0], self._units[:0], -math.inf)
-            log.debug(
-                "PSI %s: no consistent point for %s; answer left out", self.kind.name, history[-1]
-            )
-            return self._with(self._history, self._params, self._units, self._log2)
+            return self._unplaced(history)
         fits, jac = result.params[ok], result.jacobian[ok]
         log2 = max(0.0, min(self._log2, self._volume(fits, jac)))
         idx = self._resample(np.arange(len(fits)), rng)
