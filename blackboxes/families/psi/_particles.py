@@ -195,7 +195,14 @@ class ParticleSpace(VersionSpace):
     def placed(self) -> int:
         """Answers the particles reproduce (a lenient space leaves out one it cannot place;
         an empty space reproduces none)."""
-        return len(self._history) if self._log2 > -math.inf else 0
+        return len(self.placed_times)
+
+    @property
+    def placed_times(self) -> tuple[float, ...]:
+        """The times of the answers the particles reproduce, in the order fitted."""
+        if self._log2 == -math.inf:
+            return ()
+        return tuple(TIMES[j] for j, _ in self._history)
 
     @property
     def particles(self) -> FloatArray:

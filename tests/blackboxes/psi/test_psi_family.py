@@ -191,13 +191,14 @@ def test_information_invariants_on_random_histories(name: str) -> None:
             realised = realised_information(space, t, y)
             assert 0.0 <= realised <= before + 1e-9
             total += realised
-            placed = space.placed
             space = space.observe(t, y)
+            seen.append((t, y))
             assert 0.0 <= space.log2_count() <= before
             assert total == pytest.approx(space0.log2_count() - space.log2_count(), abs=1e-9)
-            if space.placed > placed:  # every particle reproduces every placed answer
-                seen.append((t, y))
-                for t_seen, y_seen in seen:
+            placed = set(space.placed_times)
+            assert placed <= {t_seen for t_seen, _ in seen}
+            for t_seen, y_seen in seen:  # every particle reproduces every placed answer
+                if t_seen in placed:
                     support = space.predictive(t_seen).support()
                     assert support
                     assert all(PSI.outputs_agree(v, y_seen) for v, _ in support.values())
