@@ -20,6 +20,11 @@ enumerate, so the version space is a particle approximation and its count an est
   history and the consistent fits become the particles; so does a kind still far and no
   longer approaching (``HOPELESS``: one answer can leave several branches of solutions,
   and the particles may have kept a branch the next answer rules out).
+- **Branches.** Answers can leave several branches of solutions (an oscillation sampled
+  at a few times fits more than one frequency) and the stages follow one: after each
+  placed answer least squares from the best coarse grid points looks for fits no
+  particle is near, and such a branch joins the particles with the share its
+  linearised volume is of the whole (at least ``BRANCH_SHARE``).
 - **Time order.** An answer still unplaced is retried from the prior with every answer
   in time order (each a short extension of the trajectory fitted so far), which places
   answers asked far out of order; the rebuild's count is capped by the last count. A
@@ -95,6 +100,12 @@ GRID_STARTS = 16
 """Coarse grid points a rescue refines (plus the best of each categorical value)."""
 PARTICLE_STARTS = 8
 """Closest particles a rescue refines."""
+BRANCH_STARTS = 32
+"""Coarse grid points refined after each placed answer, looking for missed branches."""
+BRANCH_GAP = 10.0
+"""Fine steps in some parameter that set a fit apart from a particle."""
+BRANCH_SHARE = 0.125
+"""Least share of the particles a newly found branch gets."""
 RESCUE_ITERATIONS = 20
 RESCUE_MOVES = 6
 ITERATIONS = 12
@@ -315,8 +326,89 @@ class ParticleSpace(VersionSpace):
                     params, units, dist, threshold, js, target, rng, scale
                 )
             if threshold <= SLACK:
-                return self._with(history, params, units, max(0.0, log2))
+                return self._branches(history, js, target, params, units, log2, rng)
         return self._rescue(history, js, target, params, dist, rng)
+
+    def _branches(
+        self,
+        history: History,
+        js: IntArray,
+        target: FloatArray,
+        params: FloatArray,
+        units: FloatArray,
+        log2: float,
+        rng: np.random.Generator,
+    ) -> ParticleSpace:
+        """The placed particles, joined by any branch of solutions that least squares
+        from the best coarse grid points finds and they miss: answers can leave several
+        (an oscillation sampled at a few times fits more than one frequency), and the
+        stages follow one. A branch gets the share of the particles its linearised
+        volume is of the whole (at least ``BRANCH_SHARE``; the particles' own volume
+        measured alike, at the closest of them), and the count grows in that ratio,
+        staying within the count before the answer."""
+        result = fit(
+            self.kind,
+            self._grid_starts(js, target, BRANCH_STARTS),
+            _TIMES[js],
+            target,
+            RESCUE_ITERATIONS,
+        )
+        ok = (result.worst <= SLACK) & self._inside(result.params)
+        fits, jac = result.params[ok], result.jacobian[ok]
+        new = self._apart(fits, params)
+        if not new.any():
+            return self._with(history, params, units, max(0.0, log2))
+        fits, jac = fits[new], jac[new]
+        # Both sides measured alike: the stages' count is another estimator.
+        dist = self._distance(units, js, target)
+        here = params[self._starts(dist, params, POLISH_STARTS)]
+        own = self._volume(here, fit(self.kind, here, _TIMES[js], target, 0).jacobian)
+        volume = self._volume(fits, jac)
+        share = min(
+            max(2.0 ** (volume - np.logaddexp2(own, volume)), BRANCH_SHARE), 1.0 - BRANCH_SHARE
+        )
+        total = log2 + float(np.logaddexp2(0.0, volume - own))
+        n = self.kind.particles
+        k = max(1, round(n * share))
+        branch = fits[self._resample(np.arange(len(fits)), rng, k)]
+        branch_units = self._simulate(branch)
+        dist = self._distance(branch_units, js, target)
+        scale = 0.05
+        for _ in range(RESCUE_MOVES):
+            branch, branch_units, dist, scale = self._move(
+                branch, branch_units, dist, SLACK, js, target, rng, scale
+            )
+        kept = self._resample(np.arange(len(params)), rng, n - k)
+        log.debug("PSI %s: %d new branch fit(s) at %s", self.kind.name, len(fits), history[-1])
+        return self._with(
+            history,
+            np.concatenate([params[kept], branch]),
+            np.concatenate([units[kept], branch_units]),
+            max(0.0, min(self._log2, total)),
+        )
+
+    def _apart(self, fits: FloatArray, params: FloatArray) -> BoolArray:
+        """The fits no particle is near: each particle differs from them by more than
+        ``BRANCH_GAP`` fine steps (and three of the particles' standard deviations) in
+        some parameter, or in a categorical value."""
+        if not len(fits) or not len(params):
+            return np.zeros(len(fits), dtype=bool)
+        cloud = (params[:, self._free] - self._lo) / self._steps
+        points = (fits[:, self._free] - self._lo) / self._steps
+        reach = np.maximum(BRANCH_GAP, 3.0 * cloud.std(axis=0))
+        far = (np.abs(points[:, None, :] - cloud[None]) > reach).any(axis=2)
+        for i in self._categorical:
+            far |= fits[:, None, i] != params[None, :, i]
+        return np.asarray(far.all(axis=1))
+
+    def _grid_starts(self, js: IntArray, target: FloatArray, count: int) -> FloatArray:
+        """The coarse grid points closest to the history (least squares), ``count`` of
+        them and the best of each categorical value."""
+        grid = self.kind.grid
+        grid_params = np.stack([grid[q.name] for q in self.kind.params], axis=1)
+        grid_dev = self._table.cells[:, js, :] - target[None]
+        grid_ssr = np.einsum("nmc,nmc->n", grid_dev, grid_dev).astype(float)
+        return grid_params[self._starts(grid_ssr, grid_params, count)]
 
     def _rescue(
         self,
@@ -332,13 +424,9 @@ class ParticleSpace(VersionSpace):
         particles (spread by moves) and the count is the Jacobian estimate at them
         (see the module's docstring); no consistent fit: the space is empty, or, for a
         lenient space, this answer is left out (it counts no information)."""
-        grid = self.kind.grid
-        grid_params = np.stack([grid[q.name] for q in self.kind.params], axis=1)
-        grid_dev = self._table.cells[:, js, :] - target[None]
-        grid_ssr = np.einsum("nmc,nmc->n", grid_dev, grid_dev).astype(float)
         starts = np.concatenate(
             [
-                grid_params[self._starts(grid_ssr, grid_params, GRID_STARTS)],
+                self._grid_starts(js, target, GRID_STARTS),
                 params[self._starts(dist, params, PARTICLE_STARTS)],
             ]
         )
@@ -433,11 +521,14 @@ class ParticleSpace(VersionSpace):
         # Units are finite: ``evaluate`` replaces a non-finite position by a far one.
         return np.abs(units[:, js, :].astype(float) - target[None]).max(axis=(1, 2))
 
-    def _resample(self, alive: IntArray, rng: np.random.Generator) -> IntArray:
-        """Systematic resampling of the kept particles back to the kind's number."""
+    def _resample(
+        self, alive: IntArray, rng: np.random.Generator, n: int | None = None
+    ) -> IntArray:
+        """Systematic resampling of the kept particles back to the kind's number (or
+        ``n``)."""
         if not len(alive):
             return alive
-        n = self.kind.particles
+        n = self.kind.particles if n is None else n
         positions = (rng.random() + np.arange(n)) * (len(alive) / n)
         return alive[np.minimum(positions.astype(np.int64), len(alive) - 1)]
 

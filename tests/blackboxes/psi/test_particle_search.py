@@ -72,3 +72,32 @@ def test_baseline_holds_back_an_unplaced_answer_and_places_it_later() -> None:
     placed = [n for n in notes if "now placed" in n]
     assert len(held) >= 1 and len(placed) == len(held)
     assert [n.split(":")[0] for n in held] == [n.split(":")[0] for n in placed]
+
+
+def test_particles_keep_a_branch_the_stages_miss() -> None:
+    """Five answers of a damped oscillator fit more than one motion (a lighter, faster
+    one, and one at rest from about 7 s). The stages follow one branch; least squares
+    from the coarse grid finds another, and the particles keep both: every particle
+    still reproduces every answer, and the prediction is right from 7.6 s on, where
+    the stages' branch alone was wrong at every held-out time."""
+    params: dict[str, JSONValue] = {
+        "mass": 0.68, "k": 27.5, "c": 0.5, "d0": 0.3, "v0": -0.5, "L": 1.2
+    }  # fmt: skip
+    kind = KINDS["damped_oscillator"]
+    rule = PSI.rule_from_params(kind.name, kind.level, params)
+    times = (10.0, 2.4, 1.7, 14.7, 7.1)  # adaptive's queries on this box at 5@1
+    space = ParticleSpace(table_of(kind), strict=True)
+    for t in times:
+        space = space.observe(t, rule(t))
+    assert space.placed == len(times)
+    for t in times:
+        support = space.predictive(t).support()
+        assert support and all(PSI.outputs_agree(v, rule(t)) for v, _ in support.values())
+    masses = space.particles[:, [q.name for q in kind.params].index("mass")]
+    assert masses.max() - masses.min() > 0.1  # ten fine steps: two branches at least
+    late = (7.6, 9.6, 9.9, 13.4, 17.6, 18.1)
+    family = PSI.for_rule(rule)
+    right = [
+        family.check_answer(rule(t), PSI.render_output(space.predictive(t).mode)) for t in late
+    ]
+    assert all(right)
