@@ -1,0 +1,41 @@
+"""Runs written before a change report byte for byte as they did: ``oracle-eval report``
+on the stored runs under ``fixtures/runs`` (one per family and episode kind) rewrites
+every result file identically."""
+
+from __future__ import annotations
+
+import shutil
+from pathlib import Path
+
+import pytest
+
+from evaluator._report_cli import report_main
+
+FIXTURES = Path(__file__).parent / "fixtures" / "runs"
+RUNS = sorted(p.name for p in FIXTURES.iterdir() if p.is_dir())
+RESULTS = ("summary.json", "summary.csv", "boxes.csv", "metrics.json", "metrics.csv")
+
+
+def test_every_kind_of_run_is_kept() -> None:
+    assert RUNS == [
+        "cii-easy-2at1",
+        "cri-hard-2at1",
+        "dfa-x2",
+        "eri-easy-2at1",
+        "psi-easy-2at1",
+    ]
+
+
+@pytest.mark.parametrize("name", RUNS)
+def test_stored_run_reports_byte_for_byte(name: str, tmp_path: Path) -> None:
+    run = tmp_path / name
+    shutil.copytree(FIXTURES / name, run)
+    out = tmp_path / "report"
+    assert report_main([str(run), "--out", str(out)]) == 0
+    stored = [f for f in RESULTS if (FIXTURES / name / f).exists()]
+    assert {"summary.json", "summary.csv", "boxes.csv"} <= set(stored)
+    for f in stored:
+        assert (out / f).read_bytes() == (FIXTURES / name / f).read_bytes(), f
+    # the run's own files are left as they were
+    for f in stored:
+        assert (run / f).read_bytes() == (FIXTURES / name / f).read_bytes(), f
