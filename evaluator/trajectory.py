@@ -176,6 +176,25 @@ class Trajectory(_Model):
 
     _fill_failure = model_validator(mode="before")(fill_failure)
 
+    @model_validator(mode="after")
+    def _consistent(self) -> Trajectory:
+        """The scores are those of the record itself: a file whose accuracy or query count
+        disagrees with its items or turns is corrupt, not a result."""
+        answered = sum(t.answered for t in self.turns)
+        if self.queries_used != answered:
+            raise ValueError(
+                f"queries_used is {self.queries_used} but {answered} turns were answered"
+            )
+        if self.status == "completed":
+            right = sum(item.correct for item in self.items)
+            if not self.items or self.accuracy != right / len(self.items):
+                raise ValueError(
+                    f"accuracy is {self.accuracy} but {right} of {len(self.items)} items are right"
+                )
+        elif self.accuracy is not None:
+            raise ValueError("a failed episode has no accuracy")
+        return self
+
     def queried_inputs(self) -> list[JSONValue]:
         """Every valid parsed query, in order (answered or not)."""
         return [t.query for t in self.turns if t.valid]

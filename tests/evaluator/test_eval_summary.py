@@ -23,7 +23,7 @@ from evaluator.summary import (
     summary_csv,
     summary_tables,
 )
-from evaluator.trajectory import SpecRecord, Trajectory
+from evaluator.trajectory import AttemptRecord, ItemRecord, SpecRecord, Trajectory, TurnRecord
 from evaluator.usage import LlmCallRecord, UsageTotals, totals_of
 from oracle_bench.rng import rng_for
 
@@ -182,8 +182,11 @@ def _traj(
         repetition=rep,
         sandbox_layers=[],
         intro="",
-        turns=[],
-        items=[],
+        turns=[
+            TurnRecord(index=i, text="ab", query="ab", valid=True, shown="ba", output="ba")
+            for i in (1, 2)
+        ],
+        items=_items(accuracy),
         accuracy=accuracy,
         queries_used=2,
         invalid_turns=0,
@@ -192,6 +195,24 @@ def _traj(
         status="completed" if accuracy is not None else "failed",
         error=None if accuracy is not None else "ProviderError: gave up",
     )
+
+
+def _items(accuracy: float | None) -> list[ItemRecord]:
+    """Two held-out items, as many right as ``accuracy`` says (none for a failed episode)."""
+    if accuracy is None:
+        return []
+    right = round(2 * accuracy)
+    return [
+        ItemRecord(
+            index=i + 1,
+            input="x",
+            input_text="x",
+            expected="y",
+            attempts=[AttemptRecord(text="y" if i < right else "n", correct=i < right)],
+            correct=i < right,
+        )
+        for i in range(2)
+    ]
 
 
 LLM = "openai/test-model"

@@ -4,6 +4,7 @@ every result file identically."""
 
 from __future__ import annotations
 
+import json
 import shutil
 from pathlib import Path
 
@@ -39,3 +40,25 @@ def test_stored_run_reports_byte_for_byte(name: str, tmp_path: Path) -> None:
     # the run's own files are left as they were
     for f in stored:
         assert (run / f).read_bytes() == (FIXTURES / name / f).read_bytes(), f
+
+
+@pytest.mark.parametrize(
+    ("field", "value"),
+    [("accuracy", 0.5), ("queries_used", 1), ("items", [])],
+)
+def test_a_record_whose_scores_disagree_with_it_is_corrupt(
+    field: str, value: object, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """The scores are the record's own: an accuracy or a query count that its items or
+    turns contradict makes the file corrupt (exit 1, one line), never a result."""
+    run = tmp_path / "run"
+    shutil.copytree(FIXTURES / "eri-easy-2at1", run)
+    path = run / "trajectories" / "ERI-easy-0000__fixed__r0.json"
+    record = json.loads(path.read_text())
+    assert record["accuracy"] == 1.0 and record["queries_used"] == 2
+    record[field] = value
+    path.write_text(json.dumps(record))
+    assert report_main([str(run), "--out", str(tmp_path / "out")]) == 1
+    err = capsys.readouterr().err.strip()
+    assert "ERI-easy-0000__fixed__r0.json" in err and "\n" not in err
+    assert not (tmp_path / "out" / "summary.json").exists()
