@@ -129,6 +129,25 @@ class DfaTrajectory(_Model):
 
     _fill_failure = model_validator(mode="before")(fill_failure)
 
+    @model_validator(mode="after")
+    def _consistent(self) -> DfaTrajectory:
+        """The scores are those of the record itself: counts, success and cost that its
+        calls contradict make the file corrupt, not a result."""
+        steps = [c.step for c in self.calls if c.step is not None]
+        if steps != list(range(1, len(steps) + 1)) or self.queries_used != len(steps):
+            raise ValueError(
+                f"queries_used is {self.queries_used} but the calls count {len(steps)} steps"
+            )
+        invalid = sum(not c.valid for c in self.calls)
+        if self.invalid_calls != invalid:
+            raise ValueError(f"invalid_calls is {self.invalid_calls} but {invalid} calls are")
+        accepted = any(c.tool == "eq" and c.accepted for c in self.calls if c.step is not None)
+        if self.success != accepted:
+            raise ValueError(f"success is {self.success} but no counted EQ says so")
+        if self.cost != (self.queries_used if self.success else None):
+            raise ValueError(f"cost is {self.cost} with {self.queries_used} calls used")
+        return self
+
     def target_dfa(self) -> DFA:
         """The hidden target as a DFA."""
         return DFA.from_table(self.target)

@@ -65,11 +65,14 @@ def episode(
     """A trajectory from call specs, answered by ``target`` (minimal counterexamples).
 
     Specs: ("mq", word), ("eq", dfa), ("invalid",), ("fault_mq", word), ("fault_eq", dfa).
+    An accepted EQ ends the episode, as in the protocol: later specs are not played.
     """
     calls: list[DfaCall] = []
     step = 0
     cost: int | None = None
     for index, spec in enumerate(specs, 1):
+        if cost is not None:
+            break
         kind = spec[0]
         if kind == "invalid":
             calls.append(

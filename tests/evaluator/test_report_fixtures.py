@@ -43,22 +43,36 @@ def test_stored_run_reports_byte_for_byte(name: str, tmp_path: Path) -> None:
 
 
 @pytest.mark.parametrize(
-    ("field", "value"),
-    [("accuracy", 0.5), ("queries_used", 1), ("items", [])],
+    ("name", "episode", "field", "value"),
+    [
+        ("eri-easy-2at1", "ERI-easy-0000__fixed__r0", "accuracy", 0.5),
+        ("eri-easy-2at1", "ERI-easy-0000__fixed__r0", "queries_used", 1),
+        ("eri-easy-2at1", "ERI-easy-0000__fixed__r0", "items", []),
+        ("dfa-x2", "DFA-states2-4-0000__kv__r0", "success", False),
+        ("dfa-x2", "DFA-states2-4-0000__kv__r0", "cost", 5),
+        ("dfa-x2", "DFA-states2-4-0000__kv__r0", "queries_used", 5),
+        ("dfa-x2", "DFA-states2-4-0000__kv__r0", "invalid_calls", 1),
+    ],
 )
 def test_a_record_whose_scores_disagree_with_it_is_corrupt(
-    field: str, value: object, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+    name: str,
+    episode: str,
+    field: str,
+    value: object,
+    tmp_path: Path,
+    capsys: pytest.CaptureFixture[str],
 ) -> None:
-    """The scores are the record's own: an accuracy or a query count that its items or
-    turns contradict makes the file corrupt (exit 1, one line), never a result."""
+    """The scores are the record's own: an accuracy, success, cost or count that its
+    items, turns or calls contradict makes the file corrupt (exit 1, one line naming
+    it), never a result."""
     run = tmp_path / "run"
-    shutil.copytree(FIXTURES / "eri-easy-2at1", run)
-    path = run / "trajectories" / "ERI-easy-0000__fixed__r0.json"
+    shutil.copytree(FIXTURES / name, run)
+    path = run / "trajectories" / f"{episode}.json"
     record = json.loads(path.read_text())
-    assert record["accuracy"] == 1.0 and record["queries_used"] == 2
+    assert record[field] != value
     record[field] = value
     path.write_text(json.dumps(record))
     assert report_main([str(run), "--out", str(tmp_path / "out")]) == 1
     err = capsys.readouterr().err.strip()
-    assert "ERI-easy-0000__fixed__r0.json" in err and "\n" not in err
+    assert f"{episode}.json" in err and "\n" not in err
     assert not (tmp_path / "out" / "summary.json").exists()
