@@ -123,6 +123,16 @@ class ItemRecord(_Model):
     attempts: list[AttemptRecord]
     correct: bool
 
+    @model_validator(mode="after")
+    def _consistent(self) -> ItemRecord:
+        """Attempts stop at the first right one, and the item is right when its last is."""
+        verdicts = [a.correct for a in self.attempts]
+        if any(verdicts[:-1]) or self.correct != (bool(verdicts) and verdicts[-1]):
+            raise ValueError(
+                f"item {self.index}: correct is {self.correct} but its attempts say {verdicts}"
+            )
+        return self
+
 
 class Trajectory(_Model):
     """One episode of one agent on one box (DESIGN.md "Evaluation protocol")."""
@@ -185,6 +195,8 @@ class Trajectory(_Model):
             raise ValueError(
                 f"queries_used is {self.queries_used} but {answered} turns were answered"
             )
+        if any(len(item.attempts) > self.spec.shots for item in self.items):
+            raise ValueError(f"an item has more attempts than the {self.spec.shots} shot(s)")
         if self.status == "completed":
             right = sum(item.correct for item in self.items)
             if not self.items or self.accuracy != right / len(self.items):

@@ -76,3 +76,26 @@ def test_a_record_whose_scores_disagree_with_it_is_corrupt(
     err = capsys.readouterr().err.strip()
     assert f"{episode}.json" in err and "\n" not in err
     assert not (tmp_path / "out" / "summary.json").exists()
+
+
+@pytest.mark.parametrize(
+    "attempts",
+    [
+        [],  # no attempt, yet right
+        [{"text": "x", "correct": False}],  # its only attempt is wrong
+        [{"text": "x", "correct": True}, {"text": "y", "correct": True}],  # asked again
+    ],
+)
+def test_an_item_its_attempts_contradict_is_corrupt(
+    attempts: list[dict[str, object]], tmp_path: Path
+) -> None:
+    """An item is right when its last attempt is, attempts stop at the first right one,
+    and there are no more of them than shots (1 in this run)."""
+    run = tmp_path / "run"
+    shutil.copytree(FIXTURES / "eri-easy-2at1", run)
+    path = run / "trajectories" / "ERI-easy-0000__fixed__r0.json"
+    record = json.loads(path.read_text())
+    assert record["items"][0]["correct"] is True
+    record["items"][0]["attempts"] = attempts
+    path.write_text(json.dumps(record))
+    assert report_main([str(run), "--out", str(tmp_path / "out")]) == 1
