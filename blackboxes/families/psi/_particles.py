@@ -370,14 +370,7 @@ class ParticleSpace(VersionSpace):
         total = log2 + float(np.logaddexp2(0.0, volume - own))
         n = self.kind.particles
         k = max(1, round(n * share))
-        branch = fits[self._resample(np.arange(len(fits)), rng, k)]
-        branch_units = self._simulate(branch)
-        dist = self._distance(branch_units, js, target)
-        scale = 0.05
-        for _ in range(RESCUE_MOVES):
-            branch, branch_units, dist, scale = self._move(
-                branch, branch_units, dist, SLACK, js, target, rng, scale
-            )
+        branch, branch_units = self._spread(fits, k, js, target, rng)
         kept = self._resample(np.arange(len(params)), rng, n - k)
         log.debug("PSI %s: %d new branch fit(s) at %s", self.kind.name, len(fits), history[-1])
         return self._with(
@@ -436,8 +429,20 @@ class ParticleSpace(VersionSpace):
             return self._unplaced(history)
         fits, jac = result.params[ok], result.jacobian[ok]
         log2 = max(0.0, min(self._log2, self._volume(fits, jac)))
-        idx = self._resample(np.arange(len(fits)), rng)
-        params = fits[idx]
+        params, units = self._spread(fits, self.kind.particles, js, target, rng)
+        return self._with(history, params, units, log2)
+
+    def _spread(
+        self,
+        fits: FloatArray,
+        count: int,
+        js: IntArray,
+        target: FloatArray,
+        rng: np.random.Generator,
+    ) -> tuple[FloatArray, FloatArray]:
+        """``count`` particles resampled from consistent fits and spread around them by
+        moves that stay consistent: the parameters and their outputs."""
+        params = fits[self._resample(np.arange(len(fits)), rng, count)]
         units = self._simulate(params)
         dist = self._distance(units, js, target)
         scale = 0.05
@@ -445,7 +450,7 @@ class ParticleSpace(VersionSpace):
             params, units, dist, scale = self._move(
                 params, units, dist, SLACK, js, target, rng, scale
             )
-        return self._with(history, params, units, log2)
+        return params, units
 
     def _unplaced(self, history: History) -> ParticleSpace:
         """No consistent point found: empty, or, for a lenient space, the answer left out."""
