@@ -30,9 +30,9 @@ from blackboxes.puzzles._base import (
     register_puzzle,
 )
 
-__all__ = [
-    "MAX_ANSWERS",
+__all__ = [  # noqa: RUF022 (plain sorted order, tests/test_layout.py)
     "DeterministicKind",
+    "MAX_ANSWERS",
     "NoisyKind",
     "PuzzleError",
     "PuzzleKind",

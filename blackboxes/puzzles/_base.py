@@ -31,9 +31,9 @@ from oracle_bench.errors import FamilyError, UnknownNameError
 if TYPE_CHECKING:
     from blackboxes.box import Level
 
-__all__ = [
-    "MAX_ANSWERS",
+__all__ = [  # noqa: RUF022 (plain sorted order, tests/test_layout.py)
     "DeterministicKind",
+    "MAX_ANSWERS",
     "NoisyKind",
     "Params",
     "PuzzleError",
