@@ -1,4 +1,5 @@
-"""The evaluator: the turn@shot and DFA episode protocols, agents, metrics, the resumable runner."""
+"""The evaluator: episode kinds as plug-ins (turn@shot, DFA), agents, metrics, the resumable
+runner, reports."""
 
 from __future__ import annotations
 
@@ -7,20 +8,9 @@ from typing import TYPE_CHECKING
 from oracle_bench._lazy import lazy_exports
 
 if TYPE_CHECKING:
-    from evaluator.agents import (
-        Agent,
-        AgentContext,
-        AgentFactory,
-        Briefing,
-        Observation,
-        Question,
-        agent_names,
-        check_agent_name,
-        make_agent,
-        register_agent,
-    )
-    from evaluator.baselines import AdaptiveAgent, FixedAgent, RandomAgent
-    from evaluator.dfa_protocol import (
+    from evaluator.box_env import BoxEnvironment
+    from evaluator.kinds import EpisodeKind, get_kind, kind_names, register_kind
+    from evaluator.kinds.dfa.protocol import (
         DfaAgent,
         DfaAgentContext,
         DfaEnvironment,
@@ -33,7 +23,7 @@ if TYPE_CHECKING:
         register_dfa_agent,
         run_dfa_episode,
     )
-    from evaluator.dfa_summary import (
+    from evaluator.kinds.dfa.summary import (
         DfaBoxRow,
         DfaGroupRow,
         DfaSummary,
@@ -41,53 +31,59 @@ if TYPE_CHECKING:
         summarise_dfa,
         write_dfa_summary,
     )
-    from evaluator.dfa_trajectory import DfaCall, DfaTrajectory, load_dfa_trajectory
-    from evaluator.metrics import (
+    from evaluator.kinds.dfa.trajectory import DfaCall, DfaTrajectory, load_dfa_trajectory
+    from evaluator.kinds.turns.agents import (
+        Agent,
+        AgentContext,
+        AgentFactory,
+        Briefing,
+        Observation,
+        Question,
+        agent_names,
+        check_agent_name,
+        make_agent,
+        register_agent,
+    )
+    from evaluator.kinds.turns.baselines import AdaptiveAgent, FixedAgent, RandomAgent
+    from evaluator.kinds.turns.metrics import (
         EpisodeInformation,
         QueryInformation,
         check_information_bounds,
         efficiency,
         episode_information,
     )
-    from evaluator.protocol import BoxEnvironment, EpisodeContext, run_episode, turn_banner
-    from evaluator.runner import (
-        EpisodeJob,
-        ProgressEvent,
-        RunManifest,
-        RunResult,
-        evaluate_suite,
-        is_dfa_suite,
-        trajectory_path,
-    )
-    from evaluator.spec import FeedbackMode, TurnShot, parse_feedback, parse_spec
-    from evaluator.summary import BoxRow, GroupRow, Summary, summarise, write_summary
-    from evaluator.trajectory import (
+    from evaluator.kinds.turns.protocol import EpisodeContext, run_episode, turn_banner
+    from evaluator.kinds.turns.summary import BoxRow, GroupRow, Summary, summarise, write_summary
+    from evaluator.kinds.turns.trajectory import (
         AttemptRecord,
-        CorruptTrajectoryError,
         ItemRecord,
         Trajectory,
         TurnRecord,
         load_trajectory,
         save_trajectory,
     )
+    from evaluator.records import CorruptTrajectoryError
+    from evaluator.runner import (
+        EpisodeJob,
+        ProgressEvent,
+        RunManifest,
+        RunResult,
+        evaluate_suite,
+        trajectory_path,
+    )
+    from evaluator.spec import FeedbackMode, TurnShot, parse_feedback, parse_spec
 else:
     __getattr__, __dir__ = lazy_exports(
         __name__,
         {
-            "evaluator.agents": (
-                "Agent",
-                "AgentContext",
-                "AgentFactory",
-                "Briefing",
-                "Observation",
-                "Question",
-                "agent_names",
-                "check_agent_name",
-                "make_agent",
-                "register_agent",
+            "evaluator.box_env": ("BoxEnvironment",),
+            "evaluator.kinds": (
+                "EpisodeKind",
+                "get_kind",
+                "kind_names",
+                "register_kind",
             ),
-            "evaluator.baselines": ("AdaptiveAgent", "FixedAgent", "RandomAgent"),
-            "evaluator.dfa_protocol": (
+            "evaluator.kinds.dfa.protocol": (
                 "DfaAgent",
                 "DfaAgentContext",
                 "DfaEnvironment",
@@ -100,7 +96,7 @@ else:
                 "register_dfa_agent",
                 "run_dfa_episode",
             ),
-            "evaluator.dfa_summary": (
+            "evaluator.kinds.dfa.summary": (
                 "DfaBoxRow",
                 "DfaGroupRow",
                 "DfaSummary",
@@ -108,39 +104,69 @@ else:
                 "summarise_dfa",
                 "write_dfa_summary",
             ),
-            "evaluator.dfa_trajectory": ("DfaCall", "DfaTrajectory", "load_dfa_trajectory"),
-            "evaluator.metrics": (
+            "evaluator.kinds.dfa.trajectory": (
+                "DfaCall",
+                "DfaTrajectory",
+                "load_dfa_trajectory",
+            ),
+            "evaluator.kinds.turns.agents": (
+                "Agent",
+                "AgentContext",
+                "AgentFactory",
+                "Briefing",
+                "Observation",
+                "Question",
+                "agent_names",
+                "check_agent_name",
+                "make_agent",
+                "register_agent",
+            ),
+            "evaluator.kinds.turns.baselines": (
+                "AdaptiveAgent",
+                "FixedAgent",
+                "RandomAgent",
+            ),
+            "evaluator.kinds.turns.metrics": (
                 "EpisodeInformation",
                 "QueryInformation",
                 "check_information_bounds",
                 "efficiency",
                 "episode_information",
             ),
-            "evaluator.protocol": (
-                "BoxEnvironment",
+            "evaluator.kinds.turns.protocol": (
                 "EpisodeContext",
                 "run_episode",
                 "turn_banner",
             ),
+            "evaluator.kinds.turns.summary": (
+                "BoxRow",
+                "GroupRow",
+                "Summary",
+                "summarise",
+                "write_summary",
+            ),
+            "evaluator.kinds.turns.trajectory": (
+                "AttemptRecord",
+                "ItemRecord",
+                "Trajectory",
+                "TurnRecord",
+                "load_trajectory",
+                "save_trajectory",
+            ),
+            "evaluator.records": ("CorruptTrajectoryError",),
             "evaluator.runner": (
                 "EpisodeJob",
                 "ProgressEvent",
                 "RunManifest",
                 "RunResult",
                 "evaluate_suite",
-                "is_dfa_suite",
                 "trajectory_path",
             ),
-            "evaluator.spec": ("FeedbackMode", "TurnShot", "parse_feedback", "parse_spec"),
-            "evaluator.summary": ("BoxRow", "GroupRow", "Summary", "summarise", "write_summary"),
-            "evaluator.trajectory": (
-                "AttemptRecord",
-                "CorruptTrajectoryError",
-                "ItemRecord",
-                "Trajectory",
-                "TurnRecord",
-                "load_trajectory",
-                "save_trajectory",
+            "evaluator.spec": (
+                "FeedbackMode",
+                "TurnShot",
+                "parse_feedback",
+                "parse_spec",
             ),
         },
     )
@@ -166,6 +192,7 @@ __all__ = [
     "EpisodeContext",
     "EpisodeInformation",
     "EpisodeJob",
+    "EpisodeKind",
     "EpisodeOver",
     "FeedbackMode",
     "FixedAgent",
@@ -192,7 +219,8 @@ __all__ = [
     "episode_information",
     "evaluate_suite",
     "failed_dfa_trajectory",
-    "is_dfa_suite",
+    "get_kind",
+    "kind_names",
     "load_dfa_trajectory",
     "load_trajectory",
     "make_agent",
@@ -202,6 +230,7 @@ __all__ = [
     "parse_spec",
     "register_agent",
     "register_dfa_agent",
+    "register_kind",
     "run_dfa_episode",
     "run_episode",
     "save_trajectory",

@@ -11,7 +11,6 @@ import argparse
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from evaluator._defaults import DEFAULT_BUCKETS, format_buckets
 from oracle_bench.cli import (
     ArgumentParser,
     add_version,
@@ -24,8 +23,7 @@ from oracle_bench.errors import UsageError
 if TYPE_CHECKING:
     from rich.console import Console
 
-    from evaluator.dfa_summary import DfaSummary
-    from evaluator.summary import Summary
+    from evaluator.kinds import EpisodeKind, KindSummary
 
 # The report machinery (pydantic models, rich tables) is imported once the arguments
 # parse, so that --help, --version and a usage error come at once.
@@ -35,7 +33,7 @@ __all__ = ["print_summary", "report_main"]
 PROG = "oracle-eval report"
 
 _EPILOG = """\
-Reads RUN_DIR/trajectories/*.json (turn@shot or DFA) and the run manifest(s) run.json /
+Reads RUN_DIR/trajectories/*.json (of any kind of episode) and the run manifest(s) run.json /
 run.shard-<i>-of-<n>.json (shards sharing one directory are merged), recomputes every
 metric from the trajectories alone (no suite, no agent) and rewrites summary.json,
 summary.csv and boxes.csv (DFA runs: also metrics.json and metrics.csv), into RUN_DIR or,
@@ -50,6 +48,8 @@ Examples:
 
 
 def _parser() -> argparse.ArgumentParser:
+    from evaluator._kind_cli import add_kind_arguments
+
     p = ArgumentParser(
         prog=PROG,
         description="Recompute a run's results (accuracy or success with bootstrap "
@@ -66,21 +66,6 @@ def _parser() -> argparse.ArgumentParser:
         help="seed of the bootstrap intervals (default: the run's seed)",
     )
     p.add_argument(
-        "--buckets",
-        default=None,
-        metavar="RANGES",
-        help="DFA runs: state-count buckets (default: the run's, else "
-        f"{format_buckets(DEFAULT_BUCKETS)})",
-    )
-    p.add_argument(
-        "--similarity-len",
-        type=int,
-        default=None,
-        metavar="K",
-        help="DFA runs: best-hypothesis similarity over words of length <= K "
-        "(default: the run's, else 200)",
-    )
-    p.add_argument(
         "--out",
         type=Path,
         default=None,
@@ -88,15 +73,15 @@ def _parser() -> argparse.ArgumentParser:
         help="write the summary files into DIR (default: RUN_DIR itself)",
     )
     p.add_argument("-v", "--verbose", action="count", default=0, help="more logging (-vv: debug)")
+    add_kind_arguments(p, "report")
     add_version(p)
     return p
 
 
 def _report(args: argparse.Namespace, out: Console, err: Console) -> int:
-    from evaluator.dfa_summary import parse_buckets
+    from evaluator._kind_cli import given_options
     from evaluator.report import load_run, summarise_run, write_run_summary
 
-    buckets = parse_buckets(args.buckets) if args.buckets is not None else None
     require_utf8_path(args.run_dir, "RUN_DIR")
     if args.out is not None:
         require_utf8_path(args.out, "--out")
@@ -104,12 +89,9 @@ def _report(args: argparse.Namespace, out: Console, err: Console) -> int:
             raise UsageError(f"--out {args.out} is a file, not a folder")
     configure_logging(args.verbose, err)
     records = load_run(args.run_dir)
-    report = summarise_run(
-        records, seed=args.seed, buckets=buckets, similarity_len=args.similarity_len
-    )
+    report = summarise_run(records, seed=args.seed, options=given_options(args, "report"))
     written = write_run_summary(records, report, args.out)
-    summary = report.summary
-    print_summary(out, summary)
+    print_summary(out, records.settings.kind, report.summary)
     source = (
         ", ".join(p.name for p in records.manifests)
         if records.manifests
@@ -131,40 +113,19 @@ def _report(args: argparse.Namespace, out: Console, err: Console) -> int:
     return 0
 
 
-def print_summary(out: Console, summary: Summary | DfaSummary) -> None:
+def print_summary(out: Console, kind: EpisodeKind, summary: KindSummary) -> None:
     """The result tables of a run (``oracle-eval`` and ``oracle-eval report`` alike), the
     failure legend and warnings, and the LLM usage line."""
-    from evaluator.dfa_summary import (
-        DfaSummary,
-        dfa_metrics_table,
-        dfa_summary_table,
-        dfa_usage_table,
-    )
-    from evaluator.failures import failure_warnings
-    from evaluator.summary import (
-        COLUMNS_LEGEND,
-        FAILED_LEGEND,
-        suite_seed_line,
-        summary_tables,
-        summary_warnings,
-        usage_line,
-    )
+    from evaluator.reporting import FAILED_LEGEND, suite_seed_line, usage_line
 
-    if isinstance(summary, DfaSummary):
-        out.print(dfa_summary_table(summary))
-        out.print(dfa_metrics_table(summary))
-        usage = dfa_usage_table(summary)
-        if usage is not None:
-            out.print(usage)
-        warnings = failure_warnings(summary.failures, summary.excluded_boxes)
-    else:
-        for table in summary_tables(summary):
-            out.print(table)
-        out.print(COLUMNS_LEGEND, style="dim", highlight=False)
-        warnings = summary_warnings(summary)
+    for table in kind.tables(summary):
+        out.print(table)
+    legend = kind.legend(summary)
+    if legend is not None:
+        out.print(legend, style="dim", highlight=False)
     if summary.failures:
         out.print(FAILED_LEGEND, style="dim", highlight=False)
-    for line in warnings:
+    for line in kind.warnings(summary):
         style = "bold red" if line.startswith("SUITE ERROR") else "yellow"
         out.print(f"[{style}]warning:[/] ", end="")
         out.print(line, markup=False, highlight=False)

@@ -25,6 +25,7 @@ from typing import Any, Literal
 from pydantic import BaseModel, ConfigDict, Field
 
 from blackboxes.box import SuiteInfo
+from evaluator.kinds import manifest_kind
 from oracle_bench.errors import UsageError
 from oracle_bench.jsonio import atomic_write_text, canonical_json, sha256_hex
 
@@ -38,7 +39,16 @@ __all__ = [
 ]
 
 DEFINITION_FILE = "definition.json"
-_CORE = ("kind", "suite", "suite_json_sha256", "spec", "feedback", "budget_factor", "seed")
+_CORE = (
+    "kind",
+    "suite",
+    "suite_json_sha256",
+    "spec",
+    "feedback",
+    "budget_factor",
+    "options",
+    "seed",
+)
 _LABELS = {
     "kind": "episodes of kind",
     "suite": "suite",
@@ -46,6 +56,7 @@ _LABELS = {
     "spec": "spec",
     "feedback": "--feedback",
     "budget_factor": "--budget-factor",
+    "options": "settings",
     "seed": "--seed",
 }
 
@@ -56,7 +67,8 @@ class RunDefinition(BaseModel):
     model_config = ConfigDict(extra="forbid", frozen=True)
 
     schema_version: Literal[1] = 1
-    kind: Literal["turns", "dfa"]
+    kind: str
+    """The kind of episode (``evaluator.kinds``)."""
     suite: str
     suite_json_sha256: str
     spec: str | None = None
@@ -64,6 +76,8 @@ class RunDefinition(BaseModel):
     feedback: str | None = None
     budget_factor: float | None = None
     """DFA runs."""
+    options: dict[str, Any] | None = None
+    """The settings of a kind with settings beyond the fields above."""
     seed: int
     settings: dict[str, Any] = Field(default_factory=dict)
     """Episode settings by flag, as trajectories record them."""
@@ -112,8 +126,11 @@ def _legacy(out_dir: Path) -> RunDefinition | None:
         try:
             data = json.loads(path.read_text(encoding="utf-8"))
             args = data["arguments"]
+            kind = manifest_kind(data)
+            if kind is None:
+                continue
             return RunDefinition(
-                kind="turns" if args.get("spec") is not None else "dfa",
+                kind=kind.name,
                 suite=data["suite"],
                 suite_json_sha256=data["suite_json_sha256"],
                 spec=args.get("spec"),

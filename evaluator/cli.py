@@ -1,8 +1,8 @@
 """``oracle-eval``: run agents on a generated suite and report accuracy and information.
 
-Turn@shot suites (ERI...) take a ``TURNS@SHOTS`` spec; DFA suites take none (a spec,
-``--feedback``, or a non-DFA agent given for a DFA suite is refused with a one-line
-usage error, exit 2, and so are ``--budget-factor``/``--buckets`` for other suites).
+Each suite's kind of episode (:mod:`evaluator.kinds`) takes its own settings and agents:
+turn@shot suites (ERI...) a ``TURNS@SHOTS`` spec, DFA suites none. A setting or an agent
+the suite's kind does not take is refused with a one-line usage error, exit 2.
 
 The only module of the evaluator that prints or configures logging.
 """
@@ -16,21 +16,8 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from evaluator._defaults import (
-    DEFAULT_BUCKETS,
-    DEFAULT_BUDGET_FACTOR,
-    EXIT_FAILURES,
-    PROTOCOLS,
-    format_buckets,
-)
-from evaluator.spec import (
-    FEEDBACK_MODES,
-    FeedbackMode,
-    TurnShot,
-    check_spec_tokens,
-    parse_feedback,
-    parse_spec,
-)
+from evaluator._defaults import EXIT_FAILURES, PROTOCOLS
+from evaluator.spec import check_spec_tokens, parse_spec
 from oracle_bench.cli import (
     ArgumentParser,
     add_version,
@@ -57,38 +44,27 @@ __all__ = ["main"]
 PROG = "oracle-eval"
 EXIT_STOPPED = 3
 """A budget stopped the run before every episode was done (rerun with a larger cap)."""
-DEFAULT_AGENTS = ("random", "fixed", "adaptive")
-DEFAULT_DFA_AGENTS = ("lstar", "kv", "ttt")
 SUITES_ENV = "ORACLE_BENCH_SUITES"
 
-_EPILOG = f"""\
-The spec TURNS@SHOTS sets the budget: TURNS exploration turns (every answered query or
-invalid reply costs one), then each held-out item gets SHOTS attempts with right/wrong
-feedback. ORACLE's published settings are 10@1 and 20@2.
+_EPILOG_HEAD = f"""\
+Each suite's kind of episode takes its own settings (see "settings of a kind of episode"
+above; one given to a suite of another kind is refused, exit 2):
 
-Feedback modes: instant (each query answered at once) or deferred (all TURNS queries
-submitted blind, answers revealed together: isolates adaptivity).
+{{kinds}}
 
 Without --suite, the most recent suite (newest suite.json) under ./suites is evaluated
-(set {SUITES_ENV} to look elsewhere). Results go to
-runs/<suite name>-<tag>/<TURNS>at<SHOTS>-<feedback>-seed<SEED> (the tag hashes the
-suite's folder and suite.json); rerunning the same command resumes, skipping finished
-episodes. A folder holding another run (other suite, spec, feedback, seed, budget factor
-or episode settings) is refused, exit 2, naming the first difference; a folder another
+(set {SUITES_ENV} to look elsewhere). Results go to runs/<suite name>-<tag>/<settings>
+(the tag hashes the suite's folder and suite.json); rerunning the same command resumes,
+skipping finished episodes. A folder holding another run (other suite, settings, seed or
+episode settings) is refused, exit 2, naming the first difference; a folder another
 oracle-eval is writing is refused, exit 2, naming its PID.
 
 Failed episodes have a cause: agent (scored 0), box (a suite error: the box is left out
 for every agent) or infrastructure (left out; the only ones a rerun plays again). Any
 failure makes oracle-eval exit {EXIT_FAILURES} unless --allow-failures.
 
-DFA suites (oracle-gen --category DFA) take no SPEC and no --feedback (either is refused,
-exit 2, as are --budget-factor and --buckets for other suites): each episode is membership and
-equivalence queries until an equivalence query is accepted or the budget is spent. The
-budget is --budget-factor (default {DEFAULT_BUDGET_FACTOR:g}) times the box's reference cost,
-min(L*, TTT), rounded half up. DFA agents: {", ".join(DEFAULT_DFA_AGENTS)} (the default).
-Results go to runs/<suite name>-<tag>/dfa-x<F>-seed<SEED>; the summary groups boxes by state
-count with --buckets (default {format_buckets(DEFAULT_BUCKETS)}).
-
+"""
+_EPILOG_TAIL = f"""\
 LLM agents: --agent provider/model (openai/<model>, anthropic/<model>, or
 scripted/<replies.jsonl>), repeatable and mixable with baselines, on any suite. --base-url
 points at any OpenAI-compatible server (vLLM, Ollama, llama.cpp); -M KEY=VALUE passes model
@@ -154,22 +130,30 @@ def _float_arg(text: str) -> float:
     return value
 
 
+def _epilog() -> str:
+    from evaluator._kind_cli import kind_help
+
+    return _EPILOG_HEAD.replace("{kinds}", kind_help()) + _EPILOG_TAIL
+
+
+def _agent_help() -> str:
+    from evaluator.kinds import all_kinds
+
+    return "; ".join(
+        f"{k.title} suites: {', '.join(k.agent_names())} (default: {', '.join(k.default_agents)})"
+        for k in all_kinds()
+    )
+
+
 def _parser() -> argparse.ArgumentParser:
-    from evaluator.agents import agent_names
-    from evaluator.dfa_protocol import dfa_agent_names
+    from evaluator._kind_cli import add_kind_arguments
 
     p = ArgumentParser(
         prog=PROG,
-        description="Evaluate agents on a suite of black boxes with ORACLE's turn@shot protocol "
-        "(or, for DFA suites, membership and equivalence queries).",
-        epilog=_EPILOG,
+        description="Evaluate agents on a suite of black boxes with the protocol of its kind "
+        "of episode (ORACLE's turn@shot, or membership and equivalence queries for DFA suites).",
+        epilog=_epilog(),
         formatter_class=argparse.RawDescriptionHelpFormatter,
-    )
-    p.add_argument(
-        "spec",
-        metavar="SPEC",
-        nargs="?",
-        help="budget TURNS@SHOTS, e.g. 10@1 or 20@2 (none for a DFA suite)",
     )
     p.add_argument(
         "--suite",
@@ -182,43 +166,14 @@ def _parser() -> argparse.ArgumentParser:
         action="append",
         metavar="NAME",
         dest="agents",
-        help=f"agent to run, repeatable: {', '.join(agent_names())} "
-        f"(default: {', '.join(DEFAULT_AGENTS)}); for DFA suites "
-        f"{', '.join(dfa_agent_names())} (default: {', '.join(DEFAULT_DFA_AGENTS)})",
-    )
-    p.add_argument(
-        "--feedback",
-        default=None,
-        metavar="MODE",
-        help=f"{' or '.join(FEEDBACK_MODES)} (default: instant; not for DFA suites)",
-    )
-    p.add_argument(
-        "--budget-factor",
-        type=float,
-        default=None,
-        metavar="F",
-        help=f"DFA suites: budget = F x min(L*, TTT) calls (default: {DEFAULT_BUDGET_FACTOR:g})",
-    )
-    p.add_argument(
-        "--buckets",
-        default=None,
-        metavar="RANGES",
-        help="DFA suites: state-count buckets of the summary "
-        f"(default: {format_buckets(DEFAULT_BUCKETS)})",
-    )
-    p.add_argument(
-        "--similarity-len",
-        type=int,
-        default=None,
-        metavar="K",
-        help="DFA suites: best-hypothesis similarity over words of length <= K (default: 200)",
+        help=f"agent to run, repeatable, or provider/model for an LLM; {_agent_help()}",
     )
     p.add_argument(
         "--out",
         type=Path,
         metavar="DIR",
-        help="output directory (default: runs/<suite>-<tag>/<T>at<K>-<feedback>-seed<N>, "
-        "or runs/<suite>-<tag>/dfa-x<F>-seed<N>)",
+        help="output directory (default: runs/<suite>-<tag>/<settings>, e.g. "
+        "10at1-instant-seed0 or dfa-x2-seed0)",
     )
     p.add_argument("--seed", type=int, default=0, metavar="N", help="run seed (default: 0)")
     p.add_argument(
@@ -251,12 +206,6 @@ def _parser() -> argparse.ArgumentParser:
         default=None,
         metavar="P",
         help=f"{' or '.join(PROTOCOLS)}: native tool calls or a text protocol (default: tools)",
-    )
-    llm.add_argument(
-        "--invalid-turns",
-        default=None,
-        metavar="MODE",
-        help="count (default: an unparseable reply costs its turn) or free (turn@shot suites)",
     )
     llm.add_argument(
         "--max-reasks",
@@ -326,6 +275,7 @@ def _parser() -> argparse.ArgumentParser:
         help=f"exit 0 even if episodes failed (default: exit {EXIT_FAILURES})",
     )
     p.add_argument("-v", "--verbose", action="count", default=0, help="more logging (-vv: debug)")
+    add_kind_arguments(p, "eval")
     add_version(p)
     return p
 
@@ -342,14 +292,13 @@ def _latest_suite() -> Path:
 
 
 def _check_any_agent(name: str) -> None:
-    """Fail fast (before any suite is read) on a name no family knows."""
-    from evaluator.agents import agent_names
-    from evaluator.dfa_protocol import dfa_agent_names
+    """Fail fast (before any suite is read) on a name no kind knows."""
+    from evaluator.kinds import all_kinds
     from evaluator.llm_agents import is_llm_agent
 
     if is_llm_agent(name):
         return  # provider/model: preflighted with the LLM settings
-    known = set(agent_names()) | set(dfa_agent_names())
+    known = {a for kind in all_kinds() for a in kind.agent_names()}
     if name not in known:
         raise UnknownNameError("agent", name, [*sorted(known), "provider/model"])
 
@@ -411,7 +360,7 @@ def _llm_settings(args: argparse.Namespace, llm_agents: list[str]) -> LlmAgentSe
 
 def _check_run_flags(args: argparse.Namespace) -> tuple[int, int] | None:
     """Validate the concurrency and budget flags; the parsed --shard."""
-    from evaluator.runner import INVALID_TURNS_MODES, parse_shard
+    from evaluator.runner import parse_shard
     from evaluator.usage import RunBudget
 
     if args.concurrency < 1:
@@ -420,11 +369,6 @@ def _check_run_flags(args: argparse.Namespace) -> tuple[int, int] | None:
         raise UsageError(f"invalid --workers {args.workers}: must be >= 1")
     if args.max_reasks is not None and args.max_reasks < 0:
         raise UsageError(f"invalid --max-reasks {args.max_reasks}: must be >= 0")
-    if args.invalid_turns is not None and args.invalid_turns not in INVALID_TURNS_MODES:
-        raise UsageError(
-            f"invalid --invalid-turns {args.invalid_turns!r}: use "
-            f"{' or '.join(INVALID_TURNS_MODES)}"
-        )
     RunBudget(max_cost=args.max_cost, max_tokens=args.max_tokens)  # validates both caps
     return parse_shard(args.shard) if args.shard is not None else None
 
@@ -462,14 +406,12 @@ def _run(args: argparse.Namespace, out: Console, err: Console) -> int:
     )
 
     from blackboxes.store import load_suite_boxes
+    from evaluator._kind_cli import given_options
     from evaluator._progress import Backoff, LazyProgress
     from evaluator._report_cli import print_summary
     from evaluator._run_folder import default_run_root
-    from evaluator.agents import check_agent_name
-    from evaluator.dfa_metrics import check_similarity_len
-    from evaluator.dfa_protocol import check_budget_factor, check_dfa_agent_name
-    from evaluator.dfa_summary import parse_buckets
     from evaluator.failures import failure_summary
+    from evaluator.kinds import check_options, kind_for_suite, suite_subject
     from evaluator.llm_agents import is_llm_agent
     from evaluator.runner import (
         ProgressEvent,
@@ -478,24 +420,18 @@ def _run(args: argparse.Namespace, out: Console, err: Console) -> int:
         RunResult,
         UsageProgress,
         evaluate_suite,
-        is_dfa_suite,
         shard_suffix,
     )
     from oracle_bench.jsonio import sha256_hex
 
-    spec: TurnShot | None = parse_spec(args.spec) if args.spec is not None else None
-    feedback: FeedbackMode | None = (
-        parse_feedback(args.feedback) if args.feedback is not None else None
-    )
+    given = given_options(args, "eval")
+    given["max_reasks"] = args.max_reasks
+    if given.get("spec") is not None:
+        given["spec"] = parse_spec(given["spec"])  # a bad spec fails before the suite is read
     for name in args.agents or ():
         _check_any_agent(name)
     if args.repeats < 1:
         raise UsageError(f"invalid --repeats {args.repeats}: must be >= 1")
-    buckets = parse_buckets(args.buckets) if args.buckets is not None else None
-    if args.budget_factor is not None:
-        check_budget_factor(args.budget_factor)
-    if args.similarity_len is not None:
-        check_similarity_len(args.similarity_len)
     shard = _check_run_flags(args)
     configure_logging(args.verbose, err)
     llm = _llm_settings(args, [a for a in args.agents or () if is_llm_agent(a)])
@@ -504,10 +440,10 @@ def _run(args: argparse.Namespace, out: Console, err: Console) -> int:
         try:
             suite_dir = _latest_suite()
         except BoxError:
-            if spec is None:  # nothing says what to run: the usage error says more
+            if given.get("spec") is None:  # nothing says what to run: the usage error says more
                 raise UsageError(
-                    "the following arguments are required: SPEC (TURNS@SHOTS; "
-                    "only DFA suites take none, and no suite was found)"
+                    "no suite was found to evaluate (use --suite DIR; a turn@shot suite "
+                    "also needs SPEC = TURNS@SHOTS)"
                 ) from None
             raise
         out.print(f"Evaluating the most recent suite: [bold]{suite_dir}[/]")
@@ -516,44 +452,15 @@ def _run(args: argparse.Namespace, out: Console, err: Console) -> int:
     if args.out is not None:
         require_utf8_path(args.out, "--out")
     suite, _ = load_suite_boxes(suite_dir)  # verify every digest before anything starts
-    dfa = is_dfa_suite(suite)
-    if dfa:
-        if spec is not None:
-            raise UsageError(
-                f"{suite.name} is a DFA suite: it takes no SPEC (its budget is "
-                f"--budget-factor x min(L*, TTT)); drop {args.spec!r}"
-            )
-        if feedback is not None:
-            raise UsageError(f"{suite.name} is a DFA suite: --feedback does not apply")
-        if args.invalid_turns is not None:
-            raise UsageError(
-                f"{suite.name} is a DFA suite: --invalid-turns does not apply "
-                "(invalid DFA calls are always free)"
-            )
-        agents = [
-            a if is_llm_agent(a) else check_dfa_agent_name(a)
-            for a in (args.agents or DEFAULT_DFA_AGENTS)
-        ]
-        factor = DEFAULT_BUDGET_FACTOR if args.budget_factor is None else args.budget_factor
-        slug = f"dfa-x{factor:g}-seed{args.seed}"
-        label = f"x{factor:g}"
-    else:
-        if spec is None:
-            raise UsageError(
-                f"the following arguments are required: SPEC (TURNS@SHOTS, e.g. 10@1) "
-                f"for {suite.family} suite {suite.name}"
-            )
-        if args.budget_factor is not None or buckets is not None or args.similarity_len is not None:
-            raise UsageError(
-                f"--budget-factor, --buckets and --similarity-len apply to DFA suites only; "
-                f"{suite.name} is a {suite.family} suite"
-            )
-        agents = [
-            a if is_llm_agent(a) else check_agent_name(a) for a in (args.agents or DEFAULT_AGENTS)
-        ]
-        feedback = feedback or "instant"
-        slug = f"{spec.slug}-{feedback}-seed{args.seed}"
-        label = str(spec)
+    kind = kind_for_suite(suite)
+    mine = check_options(kind, given, subject=suite_subject(kind, suite.family, suite.name))
+    settings = kind.configure(suite, mine, "eval")  # the settings' errors, before any work
+    agents = [
+        a if is_llm_agent(a) else kind.check_agent_name(a)
+        for a in (args.agents or kind.default_agents)
+    ]
+    slug = kind.run_slug(settings, args.seed)
+    label = kind.label(settings)
     suite_sha = sha256_hex((Path(suite_dir) / "suite.json").read_bytes())
     out_dir = args.out or default_run_root(suite_dir, suite, suite_sha) / slug
     if shard is not None:
@@ -602,27 +509,23 @@ def _run(args: argparse.Namespace, out: Console, err: Console) -> int:
         result: RunResult = evaluate_suite(
             suite_dir,
             agents,
-            spec,
-            None if dfa else feedback,
+            None,
+            None,
             args.seed,
             out_dir,
             repeats=args.repeats,
             progress=on_progress,
-            budget_factor=args.budget_factor if dfa else None,
-            buckets=buckets if dfa else None,
-            similarity_len=args.similarity_len if dfa else None,
             concurrency=args.concurrency,
             workers=args.workers,
             shard=shard,
             llm=llm,
-            invalid_turns=args.invalid_turns,
-            max_reasks=None if dfa else args.max_reasks,
             max_cost=args.max_cost,
             max_tokens=args.max_tokens,
+            options=mine,
         )
     finally:
         bar.stop()
-    print_summary(out, result.summary)
+    print_summary(out, kind, result.summary)
     m = result.manifest
     failed = failure_summary({f"failed_{k}": v for k, v in m.failures.items()})
     out.print(

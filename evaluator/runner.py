@@ -5,7 +5,7 @@ Layout of ``out_dir``::
     trajectories/<box>__<agent>__r<rep>.json   one per episode, written atomically when it ends
     run.json                                   RunManifest: arguments, versions, digests, usage
     index.json                                 one row per job: file, status, score, tokens, $
-    summary.json, summary.csv                  aggregates (see evaluator.summary)
+    summary.json, summary.csv                  aggregates (see evaluator.kinds.turns.summary)
     .cache/calls.sqlite                        LLM call cache (runs with LLM agents)
 
 The job list is every (box, agent, repetition) in suite order, then agent order, then
@@ -23,7 +23,8 @@ share the provider bound ``max_per_provider``, the call cache and one
 
 Resume: rerunning with the same arguments skips every episode whose trajectory exists,
 validates, completed, and matches the job (box digest, agent, spec, feedback, seed,
-repetition, DFA budget factor); everything else reruns. Settings that trajectories do not
+repetition and the kind's own settings, e.g. the DFA budget factor); everything else
+reruns. Settings that trajectories do not
 record (``--invalid-turns``, ``--max-reasks``, the LLM protocol, history and model
 options) are kept in the manifest, and a directory made with other values is refused
 (:class:`UsageError`) rather than mixed. An episode that crashes (agent error, provider
@@ -38,12 +39,10 @@ When it is spent no episode starts, episodes in flight stop at their next LLM ca
 summary covers what finished, and ``RunResult.stopped``/``RunManifest.stopped`` say why.
 Ctrl-C does the same and then raises ``KeyboardInterrupt``.
 
-A suite whose family is ``DFA`` runs DFA episodes instead (``evaluator.dfa_protocol``):
-no turn@shot spec or feedback mode, a budget factor instead, DFA agents (``lstar``,
-``kv``, ``ttt``, or LLM agents), :class:`~evaluator.dfa_trajectory.DfaTrajectory` files
-in the same layout and a :class:`~evaluator.dfa_summary.DfaSummary`. The box's code
-answers membership queries in its sandbox worker; equivalence queries are answered from
-hidden.json.
+Kinds of episode: the suite's family names its kind (:mod:`evaluator.kinds`), and
+everything that differs between kinds (settings, agents, the protocol, the records, the
+summary) goes through it: a DFA suite runs membership/equivalence episodes with a budget
+factor instead of a turn@shot spec, into the same layout.
 """
 
 from __future__ import annotations
@@ -56,64 +55,34 @@ import re
 import tempfile
 import threading
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Literal, Protocol, TypeVar
+from typing import TYPE_CHECKING, Any, Literal, TypeVar
 
 from pydantic import BaseModel, ConfigDict, Field
 
 from blackboxes.box import SuiteInfo
-from blackboxes.families import Family, family_for_box
 from blackboxes.store import Box, load_box, load_suite
+from evaluator._jobs import is_llm_name
 from evaluator._pool import BoxWorkerPool, PooledBox, start_sandbox_worker
 from evaluator._run_folder import RunDefinition, claim_folder, episode_settings, lock_name
 from evaluator._schedule import run_jobs
-from evaluator._solutions import SandboxSolutions
-from evaluator.agents import AgentContext, check_agent_name, make_agent
-from evaluator.dfa_metrics import (
-    DEFAULT_SIMILARITY_LEN,
-    check_similarity_len,
-    dfa_episode_metrics,
+from evaluator.failures import FAILURE_CAUSES, FailureCause, cause_of
+from evaluator.kinds import (
+    EpisodeKind,
+    KindRun,
+    KindSummary,
+    check_options,
+    kind_for_suite,
+    suite_subject,
 )
-from evaluator.dfa_protocol import (
-    DEFAULT_BUDGET_FACTOR,
-    DEFAULT_MAX_INVALID_STREAK,
-    DfaAgentContext,
-    box_target,
-    check_budget_factor,
-    check_dfa_agent_name,
-    dfa_intro,
-    episode_budget,
-    failed_dfa_trajectory,
-    make_dfa_agent,
-    run_dfa_episode,
-)
-from evaluator.dfa_summary import (
-    DEFAULT_BUCKETS,
-    Bucket,
-    DfaSummary,
-    format_buckets,
-    summarise_dfa,
-    write_dfa_summary,
-)
-from evaluator.dfa_trajectory import DfaTrajectory, load_dfa_trajectory, save_dfa_trajectory
-from evaluator.failures import FAILURE_CAUSES, FailureCause, cause_of, retried_on_resume
-from evaluator.protocol import DEFAULT_MAX_REASKS, EpisodeContext, failed_trajectory, run_episode
-from evaluator.spec import FeedbackMode, TurnShot, parse_feedback
-from evaluator.summary import Summary, summarise, write_summary
-from evaluator.trajectory import (
-    CorruptTrajectoryError,
-    Trajectory,
-    load_trajectory,
-    save_trajectory,
-)
+from evaluator.spec import FeedbackMode, TurnShot
 from evaluator.usage import BudgetExhausted, LlmCallRecord, RunBudget, UsageTotals, check_priced
 from oracle_bench import __version__
-from oracle_bench.errors import CorruptBoxError, EvaluationError, OracleBenchError, UsageError
+from oracle_bench.errors import OracleBenchError, UsageError
 from oracle_bench.jsonio import atomic_write_text, canonical_json, sha256_hex
 from oracle_bench.lock import FolderLock
-from oracle_bench.rng import rng_for
 
 if TYPE_CHECKING:
     from evaluator.llm_agents import LlmAgentSettings, ProviderPool
@@ -121,11 +90,8 @@ if TYPE_CHECKING:
     from sandbox import SandboxLimits
 
 __all__ = [
-    "DFA_FAMILY",
-    "INVALID_TURNS_MODES",
     "EpisodeJob",
     "IndexRow",
-    "InvalidTurns",
     "LlmArguments",
     "ProgressEvent",
     "RetryProgress",
@@ -136,7 +102,6 @@ __all__ = [
     "RunResult",
     "UsageProgress",
     "evaluate_suite",
-    "is_dfa_suite",
     "job_list",
     "parse_shard",
     "shard_suffix",
@@ -145,16 +110,7 @@ __all__ = [
 
 log = logging.getLogger(__name__)
 
-DFA_FAMILY = "DFA"
-"""Beyond this K the big-integer counts only cost time: the score no longer moves."""
-InvalidTurns = Literal["count", "free"]
-INVALID_TURNS_MODES: tuple[InvalidTurns, ...] = ("count", "free")
 CACHE_FILE = Path(".cache") / "calls.sqlite"
-
-
-def is_dfa_suite(suite: SuiteInfo) -> bool:
-    """True for a suite of DFA boxes (MQ/EQ episodes rather than turn@shot)."""
-    return suite.family.upper() == DFA_FAMILY
 
 
 @dataclass(frozen=True)
@@ -251,7 +207,7 @@ class RunArguments(_Model):
     """DFA suites only: the summary's state buckets, e.g. ``2-3,4-5,6-7,8-9``."""
     similarity_len: int | None = None
     """DFA suites only: K of the best-hypothesis similarity (words of length <= K)."""
-    invalid_turns: InvalidTurns | None = None
+    invalid_turns: str | None = None
     """Turn@shot suites: ``count`` (ORACLE: an invalid reply costs its turn) or ``free``."""
     max_reasks: int | None = None
     """Turn@shot suites: re-asks per turn with free invalid replies."""
@@ -263,6 +219,8 @@ class RunArguments(_Model):
     """``i/n`` or None."""
     max_cost: float | None = None
     max_tokens: int | None = None
+    options: dict[str, Any] | None = None
+    """The settings of a kind that has settings beyond the fields above, by name."""
 
 
 class RunManifest(_Model):
@@ -270,6 +228,9 @@ class RunManifest(_Model):
 
     schema_version: int = 2
     tool_version: str
+    kind: str | None = None
+    """The kind of episode (``turns``, ``dfa``...); None in manifests written before it
+    was recorded."""
     arguments: RunArguments
     config_digest: str
     """SHA-256 of the canonical JSON of what defines the results: the suite (name and
@@ -328,8 +289,9 @@ class RunIndex(_Model):
 @dataclass(frozen=True)
 class RunResult:
     out_dir: Path
-    summary: Summary | DfaSummary
-    """A :class:`DfaSummary` for a DFA suite; over the finished episodes."""
+    summary: KindSummary
+    """The kind's summary (``Summary`` for turn@shot, ``DfaSummary`` for DFA) over the
+    finished episodes."""
     manifest: RunManifest
     trajectories: tuple[Path, ...]
     """The finished episodes' files, in job order."""
@@ -406,76 +368,8 @@ def job_list(
 _T = TypeVar("_T")
 
 
-def _stored(path: Path, load: Callable[[Path], _T]) -> _T | None:
-    """The record at ``path``, or None if there is none or it is corrupt (then rerun)."""
-    if not path.exists():
-        return None
-    try:
-        return load(path)
-    except CorruptTrajectoryError as exc:
-        log.warning("rerunning episode: %s", exc)
-        return None
-
-
-def _reusable(path: Path, box: Box, ctx: EpisodeContext) -> Trajectory | None:
-    """The stored trajectory if it is a final record of exactly this job: completed, or
-    failed for a cause a rerun would not change (agent, box; see evaluator.failures)."""
-    traj = _stored(path, load_trajectory)
-    if traj is None:
-        return None
-    same = (
-        not retried_on_resume(traj.status, traj.failure)
-        and traj.box_id == box.info.id
-        and traj.box_digest == box.digest
-        and traj.agent == ctx.agent_name
-        and (traj.spec.turns, traj.spec.shots) == (ctx.spec.turns, ctx.spec.shots)
-        and traj.feedback == ctx.feedback
-        and traj.seed == ctx.seed
-        and traj.repetition == ctx.repetition
-    )
-    return traj if same else None
-
-
-def _reusable_dfa(
-    path: Path, box: Box, agent: str, seed: int, repetition: int, budget_factor: float
-) -> DfaTrajectory | None:
-    """The stored DFA trajectory if it is a final record of exactly this job (as
-    :func:`_reusable`)."""
-    traj = _stored(path, load_dfa_trajectory)
-    if traj is None:
-        return None
-    same = (
-        not retried_on_resume(traj.status, traj.failure)
-        and traj.box_id == box.info.id
-        and traj.box_digest == box.digest
-        and traj.agent == agent
-        and traj.seed == seed
-        and traj.repetition == repetition
-        and traj.budget_factor == budget_factor
-    )
-    return traj if same else None
-
-
 def _now() -> str:
     return dt.datetime.now(dt.UTC).isoformat(timespec="seconds")
-
-
-def _is_llm(name: str) -> bool:
-    if "/" not in name:
-        return False
-    from evaluator.llm_agents import is_llm_agent
-
-    return is_llm_agent(name)
-
-
-def _close_agent(agent: object) -> None:
-    close = getattr(agent, "close", None)
-    if close is None:
-        return
-    try:
-        close()
-    except Exception as exc:  # closing must not turn a finished episode into a failure
-        log.warning("closing agent failed: %s: %s", type(exc).__name__, exc)
 
 
 def _history_text(value: Any) -> str:
@@ -548,7 +442,7 @@ class _Budget(RunBudget):
 def evaluate_suite(
     suite_dir: Path,
     agents: Sequence[str],
-    spec: TurnShot | None,
+    spec: TurnShot | str | None,
     feedback: FeedbackMode | None,
     seed: int,
     out_dir: Path,
@@ -557,30 +451,33 @@ def evaluate_suite(
     limits: SandboxLimits | None = None,
     *,
     budget_factor: float | None = None,
-    buckets: Sequence[Bucket] | None = None,
+    buckets: Sequence[tuple[int, int]] | str | None = None,
     similarity_len: int | None = None,
     concurrency: int = 1,
     workers: int | None = None,
     shard: tuple[int, int] | None = None,
     llm: LlmAgentSettings | None = None,
-    invalid_turns: InvalidTurns | None = None,
+    invalid_turns: str | None = None,
     max_reasks: int | None = None,
     max_cost: float | None = None,
     max_tokens: int | None = None,
+    options: Mapping[str, Any] | None = None,
 ) -> RunResult:
     """Run every (box, agent, repetition) episode of a suite that is not already done.
 
-    Turn@shot suites need ``spec`` (``feedback`` defaults to instant; ``invalid_turns``
-    to ``count``, ``max_reasks`` to 2) and refuse ``budget_factor``/``buckets``; DFA
-    suites refuse ``spec``, ``feedback`` and ``invalid_turns`` and take
-    ``budget_factor`` (default 2), ``buckets`` (the summary's state ranges) and
-    ``similarity_len`` (K of the best-hypothesis similarity, default 200). Agent names
-    are checked against the suite's kind of episode; LLM agents (``provider/model``) use
-    ``llm`` (default settings when None) and are preflighted before any work.
-    ``concurrency`` episodes run at once on at most ``workers`` sandbox workers;
-    ``shard=(i, n)`` runs every n-th job; ``max_cost``/``max_tokens`` cap LLM usage (see
-    the module docstring). ``progress`` gets :data:`RunEvent` values, possibly from
-    worker threads. Runs ``asyncio.run`` inside: call it outside any event loop.
+    The suite's family names its kind of episode (:mod:`evaluator.kinds`), which takes
+    its own settings: ``spec``, ``feedback``, ``invalid_turns`` and ``max_reasks`` for
+    turn@shot suites, ``budget_factor``, ``buckets`` and ``similarity_len`` for DFA
+    suites, anything else in ``options`` (by the kind's option names); a setting its
+    kind does not take is refused (:class:`UsageError`; ``max_reasks`` is also an LLM
+    setting and never refused), a missing one defaulted or, without a default (a
+    turn@shot spec), refused. Agent names are checked against the kind; LLM agents
+    (``provider/model``) use ``llm`` (default settings when None) and are preflighted
+    before any work. ``concurrency`` episodes run at once on at most ``workers`` sandbox
+    workers; ``shard=(i, n)`` runs every n-th job; ``max_cost``/``max_tokens`` cap LLM
+    usage (see the module docstring). ``progress`` gets :data:`RunEvent` values,
+    possibly from worker threads. Runs ``asyncio.run`` inside: call it outside any event
+    loop.
 
     Raises :class:`UsageError` for bad arguments and ``BoxError`` for a missing,
     corrupt or tampered suite; an episode's own failure is recorded, never raised.
@@ -598,45 +495,26 @@ def evaluate_suite(
         parse_shard(f"{shard[0]}/{shard[1]}")
     if max_reasks is not None and max_reasks < 0:
         raise UsageError(f"invalid --max-reasks {max_reasks}: must be >= 0")
-    if invalid_turns is not None and invalid_turns not in INVALID_TURNS_MODES:
-        raise UsageError(f"invalid --invalid-turns {invalid_turns!r}: use count or free")
     RunBudget(max_cost=max_cost, max_tokens=max_tokens)  # validates the caps
-    if feedback is not None:
-        feedback = parse_feedback(feedback)
-    if budget_factor is not None:
-        budget_factor = check_budget_factor(budget_factor)
-    if similarity_len is not None:
-        check_similarity_len(similarity_len)
     suite_dir, out_dir = Path(suite_dir), Path(out_dir)
     suite = load_suite(suite_dir)
-    dfa = is_dfa_suite(suite)
-    if dfa:
-        if spec is not None:
-            raise UsageError(
-                f"suite {suite.name} is a DFA suite: it takes no TURNS@SHOTS spec "
-                "(its budget is --budget-factor x the box's reference cost)"
-            )
-        if feedback is not None:
-            raise UsageError(f"suite {suite.name} is a DFA suite: it takes no feedback mode")
-        if invalid_turns is not None:
-            raise UsageError(
-                f"suite {suite.name} is a DFA suite: --invalid-turns does not apply "
-                "(invalid DFA calls are always free)"
-            )
-        check_name: Callable[[str], str] = check_dfa_agent_name
-    else:
-        if spec is None:
-            raise UsageError(f"suite {suite.name} needs a TURNS@SHOTS spec, e.g. 10@1")
-        if budget_factor is not None or buckets is not None or similarity_len is not None:
-            raise UsageError(
-                "--budget-factor, --buckets and --similarity-len apply to DFA suites only; "
-                f"suite {suite.name} is {suite.family}"
-            )
-        check_name = check_agent_name
+    kind = kind_for_suite(suite)
+    given: dict[str, Any] = {
+        "spec": spec,
+        "feedback": feedback,
+        "invalid_turns": invalid_turns,
+        "max_reasks": max_reasks,
+        "budget_factor": budget_factor,
+        "buckets": buckets,
+        "similarity_len": similarity_len,
+        **(options or {}),
+    }
+    mine = check_options(kind, given, subject=suite_subject(kind, suite.family, suite.name))
+    kind_settings = kind.configure(suite, mine, "eval")
     agents = list(agents)
     if len(set(agents)) != len(agents):
         raise UsageError(f"agent listed twice: {', '.join(agents)}")
-    llm_names = [a for a in agents if _is_llm(a)]
+    llm_names = [a for a in agents if is_llm_name(a)]
     settings: LlmAgentSettings | None = None
     if llm_names:
         from evaluator.llm_agents import LlmAgentSettings, check_llm_agent
@@ -646,7 +524,7 @@ def evaluate_suite(
             check_llm_agent(name, settings)  # preflight: ProviderConfigError (a UsageError)
         if max_cost is not None:
             check_priced(llm_names)
-    agents = [a if a in llm_names else check_name(a) for a in agents]
+    agents = [a if a in llm_names else kind.check_agent_name(a) for a in agents]
     boxes = [load_box(suite_dir, entry) for entry in suite.boxes]
     run = _Run(
         suite_dir=suite_dir,
@@ -665,24 +543,10 @@ def evaluate_suite(
         settings=settings,
         max_cost=max_cost,
         max_tokens=max_tokens,
+        kind=kind,
+        kind_settings=kind_settings,
     )
-    if dfa:
-        factor = DEFAULT_BUDGET_FACTOR if budget_factor is None else budget_factor
-        k = DEFAULT_SIMILARITY_LEN if similarity_len is None else similarity_len
-        return run.go(
-            _DfaKind(run, factor, tuple(DEFAULT_BUCKETS if buckets is None else buckets), k)
-        )
-    if spec is None:  # pragma: no cover - refused above
-        raise UsageError("a TURNS@SHOTS spec is required")
-    return run.go(
-        _TurnsKind(
-            run,
-            spec,
-            feedback or "instant",
-            invalid_turns or "count",
-            DEFAULT_MAX_REASKS if max_reasks is None else max_reasks,
-        )
-    )
+    return run.go()
 
 
 # -- one run -------------------------------------------------------------------------
@@ -695,26 +559,6 @@ class _Outcome:
     """The written trajectory; None when interrupted."""
     action: Literal["ran", "skipped", "interrupted"]
     error: str | None = None
-
-
-class _Kind(Protocol):
-    """What differs between turn@shot and DFA episodes."""
-
-    def arguments(self) -> dict[str, Any]: ...
-
-    def reusable(self, path: Path, box: Box, job: EpisodeJob) -> Any: ...
-
-    def cannot_start(self, box: Box, job: EpisodeJob, error: str, failure: FailureCause) -> Any: ...
-
-    def play(self, box: Box, job: EpisodeJob, env: Any) -> Any: ...
-
-    def save(self, record: Any, path: Path) -> None: ...
-
-    def score(self, record: Any) -> float | None: ...
-
-    def summarise(self, records: list[Any], paths: list[Path], out_dir: Path) -> Any:
-        """Build the summary and write it (summary.json, .csv... into ``out_dir``)."""
-        ...
 
 
 @dataclass
@@ -735,6 +579,9 @@ class _Run:
     settings: LlmAgentSettings | None
     max_cost: float | None
     max_tokens: int | None
+    kind: EpisodeKind
+    kind_settings: Any
+    """The kind's own settings (``EpisodeKind.configure``)."""
     budget: _Budget | None = None
     all_settings: dict[str, Any] = field(default_factory=dict)
     """The run's episode settings by flag (``episode_settings``), set by ``go``."""
@@ -749,7 +596,7 @@ class _Run:
         return self.settings
 
     # -- manifest arguments ----------------------------------------------------------
-    def arguments(self, kind: _Kind) -> RunArguments:
+    def arguments(self) -> RunArguments:
         llm_args = None
         if self.settings is not None:
             s = self.settings
@@ -757,7 +604,7 @@ class _Run:
                 options=dict(getattr(s, "options", None) or {}),
                 protocol=str(getattr(s, "protocol", "tools")),
                 history=_history_text(getattr(s, "history", None)),
-                max_reasks=int(getattr(s, "max_reasks", DEFAULT_MAX_REASKS)),
+                max_reasks=int(s.max_reasks),
                 base_url=getattr(s, "base_url", None),
                 base_urls=dict(getattr(s, "base_urls", None) or {}),
                 timeout=getattr(s, "timeout", None),
@@ -775,7 +622,7 @@ class _Run:
             shard=None if self.shard is None else f"{self.shard[0]}/{self.shard[1]}",
             max_cost=self.max_cost,
             max_tokens=self.max_tokens,
-            **kind.arguments(),
+            **self.kind.arguments(self.kind_settings),
         )
 
     def config_digest(self, arguments: RunArguments, suite_sha: str) -> str:
@@ -791,6 +638,8 @@ class _Run:
                 "max_tokens",
             },
         )
+        if data.get("options") is None:
+            data.pop("options", None)  # the digests of runs made before the field existed
         if data.get("llm") is not None:
             for key in ("base_url", "base_urls", "timeout", "max_per_provider"):
                 data["llm"].pop(key, None)
@@ -813,31 +662,30 @@ class _Run:
         llm = job.agent in self.llm_names
         return {k: v for k, v in self.all_settings.items() if llm or k in _NON_LLM_SETTINGS}
 
-    def definition(self, kind: _Kind, arguments: RunArguments, suite_sha: str) -> RunDefinition:
-        args = arguments.model_dump(mode="json")
+    def definition(self, arguments: RunArguments, suite_sha: str) -> RunDefinition:
         return RunDefinition(
-            kind="dfa" if isinstance(kind, _DfaKind) else "turns",
+            kind=self.kind.name,
             suite=self.suite.name,
             suite_json_sha256=suite_sha,
-            spec=args["spec"],
-            feedback=args["feedback"],
-            budget_factor=args["budget_factor"],
             seed=self.seed,
-            settings=episode_settings(args),
+            settings=episode_settings(arguments.model_dump(mode="json")),
+            **self.kind.definition(self.kind_settings),
         )
 
     # -- the loop ---------------------------------------------------------------------
-    def go(self, kind: _Kind) -> RunResult:
-        """Take the folder's lock, check and record the run's definition, run."""
+    def go(self) -> RunResult:
+        """Start the kind's run, take the folder's lock, check and record the run's
+        definition, run."""
+        kind = self.kind.start(self, self.kind_settings)
         if self.out_dir.exists() and not self.out_dir.is_dir():
             raise UsageError(f"--out {self.out_dir} is a file, not a folder")
         suite_sha = sha256_hex((self.suite_dir / "suite.json").read_bytes())
-        arguments = self.arguments(kind)
+        arguments = self.arguments()
         with FolderLock(self.out_dir / lock_name(shard_suffix(self.shard)), "oracle-eval run"):
-            claim_folder(self.out_dir, self.definition(kind, arguments, suite_sha))
+            claim_folder(self.out_dir, self.definition(arguments, suite_sha))
             return self._go(kind, arguments, suite_sha)
 
-    def _go(self, kind: _Kind, arguments: RunArguments, suite_sha: str) -> RunResult:
+    def _go(self, kind: KindRun, arguments: RunArguments, suite_sha: str) -> RunResult:
         started, clock = _now(), time.monotonic()
         digest = self.config_digest(arguments, suite_sha)
         boxes = {box.info.id: box for box in self.boxes}
@@ -944,15 +792,22 @@ class _Run:
         trajs = [records[job] for job in finished]
         suffix = shard_suffix(self.shard)
         self.out_dir.mkdir(parents=True, exist_ok=True)
-        summary = _write_suffixed(
-            self.out_dir, suffix, lambda where: kind.summarise(trajs, paths, where)
+        report = self.kind.summarise(
+            trajs,
+            paths,
+            suite=self.suite.name,
+            seed=self.seed,
+            repeats=self.repeats,
+            settings=self.kind_settings,
         )
+        _write_suffixed(self.out_dir, suffix, report.write)
         usage = UsageTotals()
         for record in trajs:
             if record.usage is not None:
                 usage = usage + record.usage
         manifest = RunManifest(
             tool_version=__version__,
+            kind=self.kind.name,
             arguments=arguments,
             config_digest=digest,
             suite=self.suite.name,
@@ -974,7 +829,7 @@ class _Run:
         index = RunIndex(
             config_digest=digest,
             shard=arguments.shard,
-            rows=[self._row(kind, job, records.get(job)) for job in jobs],
+            rows=[self._row(job, records.get(job)) for job in jobs],
         )
         atomic_write_text(
             self.out_dir / f"index{suffix}.json", canonical_json(index.model_dump(mode="json"))
@@ -985,10 +840,13 @@ class _Run:
         if schedule.interrupted:
             raise KeyboardInterrupt
         return RunResult(
-            out_dir=self.out_dir, summary=summary, manifest=manifest, trajectories=tuple(paths)
+            out_dir=self.out_dir,
+            summary=report.summary,
+            manifest=manifest,
+            trajectories=tuple(paths),
         )
 
-    def _row(self, kind: _Kind, job: EpisodeJob, record: Any) -> IndexRow:
+    def _row(self, job: EpisodeJob, record: Any) -> IndexRow:
         if record is None:
             return IndexRow(
                 box=job.box_id,
@@ -1009,7 +867,7 @@ class _Run:
             repetition=job.repetition,
             file=path.as_posix(),
             status=record.status,
-            score=kind.score(record),
+            score=self.kind.score(record),
             tokens=None if usage is None else usage.tokens,
             cost_usd=None if usage is None else usage.cost_usd,
             error=record.error,
@@ -1031,7 +889,7 @@ class _Run:
 
     def _episode(
         self,
-        kind: _Kind,
+        kind: KindRun,
         pool: BoxWorkerPool,
         box: Box,
         job: EpisodeJob,
@@ -1055,7 +913,7 @@ class _Run:
                 log.info("box %s cannot start (%s): %s", box.info.id, cause, exc)
                 record = kind.cannot_start(box, job, f"{type(exc).__name__}: {exc}", cause)
                 record = record.model_copy(update=self.job_record(job))
-                kind.save(record, path)
+                self.kind.save_record(record, path)
                 return _Outcome(job, record, "ran")
             try:
                 record = kind.play(box, job, PooledBox(pool, box))
@@ -1065,7 +923,7 @@ class _Run:
             # Most likely failed because Ctrl-C closed its worker: rerun on resume.
             return _Outcome(job, None, "interrupted", "interrupted")
         record = record.model_copy(update=self.job_record(job))
-        kind.save(record, path)
+        self.kind.save_record(record, path)
         return _Outcome(job, record, "ran")
 
 
@@ -1083,201 +941,3 @@ def _write_suffixed(out_dir: Path, suffix: str, write: Callable[[Path], _T]) -> 
             stem, dot, ext = item.name.partition(".")
             os.replace(item, out_dir / f"{stem}{suffix}{dot}{ext}")
     return result
-
-
-# -- turn@shot -------------------------------------------------------------------------
-
-
-class _TurnsKind:
-    def __init__(
-        self,
-        run: _Run,
-        spec: TurnShot,
-        feedback: FeedbackMode,
-        invalid_turns: InvalidTurns,
-        max_reasks: int,
-    ) -> None:
-        self.run = run
-        self.spec = spec
-        self.feedback = feedback
-        self.invalid_turns = invalid_turns
-        self.max_reasks = max_reasks
-        self.families: dict[str, Family] = {
-            box.info.id: family_for_box(box.info) for box in run.boxes
-        }
-
-    def arguments(self) -> dict[str, Any]:
-        return {
-            "spec": str(self.spec),
-            "feedback": self.feedback,
-            "invalid_turns": self.invalid_turns,
-            "max_reasks": self.max_reasks,
-        }
-
-    def ctx(self, job: EpisodeJob) -> EpisodeContext:
-        return EpisodeContext(
-            suite=self.run.suite.name,
-            agent_name=job.agent,
-            spec=self.spec,
-            feedback=self.feedback,
-            seed=self.run.seed,
-            repetition=job.repetition,
-            invalid_costs_turn=self.invalid_turns == "count",
-            max_reasks=self.max_reasks,
-        )
-
-    def reusable(self, path: Path, box: Box, job: EpisodeJob) -> Trajectory | None:
-        return _reusable(path, box, self.ctx(job))
-
-    def cannot_start(
-        self, box: Box, job: EpisodeJob, error: str, failure: FailureCause
-    ) -> Trajectory:
-        return failed_trajectory(box, self.families[box.info.id], self.ctx(job), error, failure)
-
-    def play(self, box: Box, job: EpisodeJob, env: Any) -> Trajectory:
-        family = self.families[box.info.id]
-        ctx = self.ctx(job)
-        agent_ctx = AgentContext(
-            family,
-            box.info.level,
-            rng_for(ctx.seed, "agent", ctx.agent_name, box.info.id, ctx.repetition),
-        )
-        try:
-            if job.agent in self.run.llm_names:
-                from evaluator.llm_agents import LlmAgent
-
-                agent: Any = LlmAgent(job.agent, agent_ctx, self.run.llm_settings())
-            else:
-                agent = make_agent(job.agent, agent_ctx)
-        except Exception as exc:
-            log.info("agent %s cannot start: %s", job.agent, exc)
-            return failed_trajectory(box, family, ctx, f"{type(exc).__name__}: {exc}", "agent")
-        try:
-            return run_episode(box, family, agent, env, ctx, SandboxSolutions(self.run.limits))
-        finally:
-            _close_agent(agent)
-
-    def save(self, record: Trajectory, path: Path) -> None:
-        save_trajectory(record, path)
-
-    def score(self, record: Trajectory) -> float | None:
-        return record.accuracy
-
-    def summarise(self, records: list[Trajectory], paths: list[Path], out_dir: Path) -> Summary:
-        summary = summarise(
-            records,
-            suite=self.run.suite.name,
-            spec=str(self.spec),
-            feedback=self.feedback,
-            seed=self.run.seed,
-            repeats=self.run.repeats,
-        )
-        write_summary(summary, out_dir)
-        return summary
-
-
-# -- DFA -------------------------------------------------------------------------------
-
-
-class _DfaKind:
-    def __init__(
-        self,
-        run: _Run,
-        budget_factor: float,
-        buckets: tuple[Bucket, ...],
-        similarity_len: int,
-    ) -> None:
-        self.run = run
-        self.budget_factor = budget_factor
-        self.buckets = buckets
-        self.similarity_len = similarity_len
-        for box in run.boxes:
-            try:
-                box_target(box)
-            except EvaluationError as exc:
-                # Every record of an episode names its target: without one the suite
-                # itself is unusable, for every agent.
-                raise CorruptBoxError(str(exc), box.path) from None
-
-    def arguments(self) -> dict[str, Any]:
-        return {
-            "spec": None,
-            "feedback": None,
-            "budget_factor": self.budget_factor,
-            "buckets": format_buckets(self.buckets),
-            "similarity_len": self.similarity_len,
-        }
-
-    def common(self, job: EpisodeJob) -> dict[str, Any]:
-        return {
-            "suite": self.run.suite.name,
-            "budget_factor": self.budget_factor,
-            "seed": self.run.seed,
-            "repetition": job.repetition,
-        }
-
-    def reusable(self, path: Path, box: Box, job: EpisodeJob) -> DfaTrajectory | None:
-        return _reusable_dfa(
-            path, box, job.agent, self.run.seed, job.repetition, self.budget_factor
-        )
-
-    def cannot_start(
-        self, box: Box, job: EpisodeJob, error: str, failure: FailureCause
-    ) -> DfaTrajectory:
-        return failed_dfa_trajectory(box, job.agent, error, failure, **self.common(job))
-
-    def play(self, box: Box, job: EpisodeJob, env: Any) -> DfaTrajectory:
-        common = self.common(job)
-        target, info = box_target(box)
-        budget = episode_budget(info.reference_cost, self.budget_factor)
-        ctx = DfaAgentContext(
-            alphabet=target.alphabet,
-            budget=budget,
-            intro=dfa_intro(target.alphabet, budget, DEFAULT_MAX_INVALID_STREAK),
-            rng=rng_for(self.run.seed, "agent", job.agent, box.info.id, job.repetition),
-        )
-        try:
-            if job.agent in self.run.llm_names:
-                from evaluator.llm_agents import LlmDfaAgent
-
-                agent: Any = LlmDfaAgent(job.agent, ctx, self.run.llm_settings())
-            else:
-                agent = make_dfa_agent(job.agent, ctx)
-        except Exception as exc:
-            log.info("agent %s cannot start: %s", job.agent, exc)
-            message = f"{type(exc).__name__}: {exc}"
-            return failed_dfa_trajectory(box, job.agent, message, "agent", **common)
-        try:
-            layers = sorted(str(getattr(layer, "value", layer)) for layer in env.layers)
-        except Exception:
-            layers = []
-        try:
-            return run_dfa_episode(box, job.agent, agent, env.call, sandbox_layers=layers, **common)
-        finally:
-            _close_agent(agent)
-
-    def save(self, record: DfaTrajectory, path: Path) -> None:
-        save_dfa_trajectory(record, path)
-
-    def score(self, record: DfaTrajectory) -> float | None:
-        if record.status != "completed":
-            return None
-        return 1.0 if record.success else 0.0
-
-    def summarise(
-        self, records: list[DfaTrajectory], paths: list[Path], out_dir: Path
-    ) -> DfaSummary:
-        metrics = [dfa_episode_metrics(t, similarity_len=self.similarity_len) for t in records]
-        summary = summarise_dfa(
-            records,
-            suite=self.run.suite.name,
-            seed=self.run.seed,
-            repeats=self.run.repeats,
-            budget_factor=self.budget_factor,
-            buckets=self.buckets,
-            metrics=metrics,
-            similarity_len=self.similarity_len,
-        )
-        by_file = {p.name: (t.agent, m) for p, t, m in zip(paths, records, metrics, strict=True)}
-        write_dfa_summary(summary, out_dir, by_file)
-        return summary

@@ -6,12 +6,15 @@ import re
 from dataclasses import dataclass
 from typing import Literal, get_args
 
+from evaluator.kinds._base import KindOption
 from oracle_bench.errors import UsageError
 
 __all__ = [
     "FEEDBACK_MODES",
+    "FEEDBACK_OPTION",
     "MAX_SHOTS",
     "MAX_TURNS",
+    "SPEC_OPTION",
     "FeedbackMode",
     "TurnShot",
     "check_spec_tokens",
@@ -89,3 +92,34 @@ def parse_feedback(text: str) -> FeedbackMode:
             return mode
     choices = ", ".join(FEEDBACK_MODES)
     raise UsageError(f"invalid feedback mode {text!r} (choose from {choices})")
+
+
+SPEC_OPTION = KindOption(
+    name="spec",
+    flag="SPEC",
+    metavar="TURNS@SHOTS",
+    help="the budget: TURNS exploration turns, then SHOTS attempts per held-out item, "
+    "e.g. 10@1 or 20@2",
+    commands=frozenset({"eval", "play"}),
+)
+"""The turn@shot budget, shared by the kinds whose budget it is."""
+
+
+def _feedback_arg(text: str) -> FeedbackMode:
+    import argparse
+
+    try:
+        return parse_feedback(text)
+    except UsageError as exc:
+        raise argparse.ArgumentTypeError(str(exc)) from None
+
+
+FEEDBACK_OPTION = KindOption(
+    name="feedback",
+    flag="--feedback",
+    metavar="MODE",
+    parse=_feedback_arg,
+    help=f"{' or '.join(FEEDBACK_MODES)} (default: instant)",
+    commands=frozenset({"eval", "play"}),
+)
+"""The feedback mode, shared likewise."""

@@ -100,7 +100,8 @@ def test_packages_import_lazily() -> None:
 
 
 def test_a_name_imports_its_submodule_only() -> None:
-    """``from evaluator import parse_spec`` imports evaluator.spec, not the runner."""
+    """``from evaluator import parse_spec`` imports evaluator.spec (and the kinds' light
+    option records it declares), not the runner."""
     spec, modules = _run(
         "import sys\n"
         "from evaluator import parse_spec\n"
@@ -108,4 +109,6 @@ def test_a_name_imports_its_submodule_only() -> None:
         "print(sorted(m for m in sys.modules if m.startswith('evaluator')))"
     ).splitlines()
     assert spec == "10@1"
-    assert modules == str(["evaluator", "evaluator.spec"])
+    assert modules == str(
+        ["evaluator", "evaluator.kinds", "evaluator.kinds._base", "evaluator.spec"]
+    )

@@ -43,14 +43,14 @@ from blackboxes.box import (
     Provenance,
 )
 from blackboxes.store import Box
-from evaluator.dfa_agents import TttAgent
-from evaluator.dfa_protocol import (
+from evaluator.kinds.dfa.agents import TttAgent
+from evaluator.kinds.dfa.protocol import (
     DfaAgentContext,
     DfaEnvironment,
     in_process_membership,
     run_dfa_episode,
 )
-from evaluator.dfa_trajectory import DfaTrajectory
+from evaluator.kinds.dfa.trajectory import DfaTrajectory
 from oracle_bench.rng import rng_for
 from sandbox import SandboxWorker
 

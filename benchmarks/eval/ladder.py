@@ -36,10 +36,11 @@ from blackboxes.box import Level
 from blackboxes.families import family_for_box
 from blackboxes.store import load_suite_boxes
 from evaluator import evaluate_suite, parse_spec
-from evaluator.agents import AgentContext, make_agent
-from evaluator.protocol import EpisodeContext, run_episode
+from evaluator.kinds.turns.agents import AgentContext, make_agent
+from evaluator.kinds.turns.protocol import EpisodeContext, run_episode
+from evaluator.kinds.turns.summary import BoxRow
+from evaluator.reporting import bootstrap_ci
 from evaluator.spec import TurnShot
-from evaluator.summary import BoxRow, bootstrap_ci
 from generator import GenerateConfig, generate_suite
 from sandbox import SandboxWorker
 

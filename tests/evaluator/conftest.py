@@ -17,7 +17,7 @@ import templates
 from blackboxes.box import Level, Provenance, SuiteInfo, SuiteOwnerInfo
 from blackboxes.families import Family, Rule, get_family
 from blackboxes.store import Box, write_box, write_suite
-from evaluator.agents import Briefing, Observation, Question
+from evaluator.kinds.turns.agents import Briefing, Observation, Question
 from oracle_bench import __version__, rng_for, seed_for
 
 SuiteBuilder = Callable[..., Path]

@@ -6,7 +6,7 @@ import math
 import random
 
 from blackboxes.families import get_family
-from evaluator.metrics import EpisodeInformation, QueryInformation, bound_efficiency
+from evaluator.kinds.turns.metrics import EpisodeInformation, QueryInformation, bound_efficiency
 
 
 def _info(cumulative: list[float], log2_h: float) -> EpisodeInformation:

@@ -25,7 +25,7 @@ from blackboxes.box import (
     Provenance,
 )
 from blackboxes.store import Box
-from evaluator.dfa_protocol import (
+from evaluator.kinds.dfa.protocol import (
     DEFAULT_MAX_INVALID_STREAK,
     INVALID_CALL,
     BoxFaultError,
@@ -42,7 +42,7 @@ from evaluator.dfa_protocol import (
     register_dfa_agent,
     run_dfa_episode,
 )
-from evaluator.dfa_trajectory import DfaCall, DfaTrajectory, dfa_trajectory_text
+from evaluator.kinds.dfa.trajectory import DfaCall, DfaTrajectory, dfa_trajectory_text
 from oracle_bench import rng_for
 from oracle_bench.errors import UnknownNameError, UsageError
 
@@ -657,7 +657,7 @@ def test_dfa_agent_registry() -> None:
 
 
 def test_baseline_agents_learn_the_target_in_process() -> None:
-    from evaluator.dfa_protocol import make_dfa_agent
+    from evaluator.kinds.dfa.protocol import make_dfa_agent
 
     target = sample_minimal_dfa(rng_for(1, "baselines"), 6)
     box = make_box(target, 60, mode="short_random")

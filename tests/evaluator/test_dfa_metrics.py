@@ -18,13 +18,13 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-import evaluator.dfa_metrics as dm
+import evaluator.kinds.dfa.metrics as dm
 from blackboxes.automata.dfa import DFA
 from blackboxes.automata.oracle import counterexample
 from blackboxes.automata.passive import PASSIVE_LEARNERS, recovers
 from blackboxes.automata.sampling import sample_minimal_dfa
 from blackboxes.box import DfaBaselineCost
-from evaluator.dfa_metrics import (
+from evaluator.kinds.dfa.metrics import (
     BUDGET_FACTORS,
     DIRECT_KINDS,
     NON_INFORMATIVE_KINDS,
@@ -33,7 +33,7 @@ from evaluator.dfa_metrics import (
     dfa_episode_metrics,
     non_informative_rate_by_step,
 )
-from evaluator.dfa_trajectory import DfaCall, DfaTrajectory
+from evaluator.kinds.dfa.trajectory import DfaCall, DfaTrajectory
 from oracle_bench.rng import rng_for
 
 AB = ("a", "b")

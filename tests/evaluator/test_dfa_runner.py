@@ -27,10 +27,10 @@ from blackboxes.box import (
 from blackboxes.store import load_suite, load_suite_boxes, write_box, write_suite
 from evaluator._run_folder import default_run_root
 from evaluator.cli import main
-from evaluator.dfa_metrics import dfa_episode_metrics
-from evaluator.dfa_protocol import DfaEnvironment, run_dfa_episode
-from evaluator.dfa_summary import DfaSummary, parse_buckets, summarise_dfa
-from evaluator.dfa_trajectory import load_dfa_trajectory
+from evaluator.kinds.dfa.metrics import dfa_episode_metrics
+from evaluator.kinds.dfa.protocol import DfaEnvironment, run_dfa_episode
+from evaluator.kinds.dfa.summary import DfaSummary, parse_buckets, summarise_dfa
+from evaluator.kinds.dfa.trajectory import load_dfa_trajectory
 from evaluator.runner import evaluate_suite
 from oracle_bench import __version__, rng_for
 from oracle_bench.errors import UsageError
@@ -362,7 +362,7 @@ def test_cli_errors_are_one_line_exit_2(
         (["10@1", *dfa], "is a DFA suite: it takes no SPEC"),
         ([*dfa, "--feedback", "deferred"], "--feedback does not apply"),
         ([*dfa, "--budget-factor", "0"], "invalid budget factor 0.0: must be > 0"),
-        ([*dfa, "--budget-factor", "nan"], "invalid budget factor"),
+        ([*dfa, "--budget-factor", "nan"], "--budget-factor: expected a finite number"),
         ([*dfa, "--budget-factor", "x"], "--budget-factor"),
         ([*dfa, "--buckets", "3-2"], "invalid bucket"),
         (
@@ -370,9 +370,9 @@ def test_cli_errors_are_one_line_exit_2(
             "unknown agent 'ttt'; available: adaptive",
         ),
         (["--suite", str(eri)], "required: SPEC"),
-        (["10@1", "--suite", str(eri), "--budget-factor", "2"], "apply to DFA suites only"),
-        (["10@1", "--suite", str(eri), "--buckets", "2-3"], "apply to DFA suites only"),
-        (["10@1", "--suite", str(eri), "--similarity-len", "9"], "apply to DFA suites only"),
+        (["10@1", "--suite", str(eri), "--budget-factor", "2"], "not apply (for DFA suites only)"),
+        (["10@1", "--suite", str(eri), "--buckets", "2-3"], "not apply (for DFA suites only)"),
+        (["10@1", "--suite", str(eri), "--similarity-len", "9"], "not apply (for DFA suites only)"),
         ([*dfa, "--similarity-len", "-1"], "invalid --similarity-len -1"),
         ([*dfa, "--similarity-len", "20000"], "invalid --similarity-len 20000"),
     ]
@@ -380,7 +380,7 @@ def test_cli_errors_are_one_line_exit_2(
         line = _one_line_error(capsys, argv)
         assert needle in line, (argv, line)
     assert not (tmp_path / "o").exists()
-    with pytest.raises(UsageError, match="takes no TURNS@SHOTS"):
+    with pytest.raises(UsageError, match="is a DFA suite: it takes no SPEC"):
         from evaluator.spec import TurnShot
 
         evaluate_suite(dfa_suite, ["ttt"], TurnShot(2, 1), None, 0, tmp_path / "p")

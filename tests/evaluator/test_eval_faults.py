@@ -13,10 +13,10 @@ import pytest
 
 from blackboxes.families import get_family
 from evaluator.cli import EXIT_STOPPED, main
+from evaluator.kinds.turns.trajectory import load_trajectory
 from evaluator.llm_agents import LlmAgentSettings
 from evaluator.runner import ProgressEvent, RetryProgress, RunEvent, evaluate_suite
 from evaluator.spec import TurnShot
-from evaluator.trajectory import load_trajectory
 from oracle_bench.errors import UsageError
 from oracle_bench.rng import rng_for
 from providers import RetryPolicy

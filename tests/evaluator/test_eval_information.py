@@ -9,10 +9,10 @@ from typing import Any
 import pytest
 
 from blackboxes.families import Family
-from evaluator.metrics import check_information_bounds, episode_information
+from evaluator.kinds.turns.metrics import check_information_bounds, episode_information
+from evaluator.kinds.turns.trajectory import load_trajectory
 from evaluator.runner import evaluate_suite
 from evaluator.spec import TurnShot
-from evaluator.trajectory import load_trajectory
 
 SEEDS = (0, 1, 2)
 

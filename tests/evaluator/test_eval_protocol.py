@@ -9,10 +9,10 @@ import pytest
 
 from blackboxes.families import Family
 from blackboxes.store import Box, load_suite_boxes
-from evaluator.agents import Agent, Question
-from evaluator.protocol import EpisodeContext, run_episode, turn_banner
+from evaluator.kinds.turns.agents import Agent, Question
+from evaluator.kinds.turns.protocol import EpisodeContext, run_episode, turn_banner
+from evaluator.kinds.turns.trajectory import Trajectory
 from evaluator.spec import FeedbackMode, TurnShot
-from evaluator.trajectory import Trajectory
 from oracle_bench import rng_for
 from sandbox import SandboxLimits, SandboxWorker
 
@@ -183,11 +183,8 @@ def test_looping_box_times_out_per_turn(broken: list[Box], eri: Family, scripted
 def test_trajectory_round_trip(
     boxes: list[Box], eri: Family, tmp_path: Path, scripted: Any
 ) -> None:
-    from evaluator.trajectory import (
-        CorruptTrajectoryError,
-        load_trajectory,
-        save_trajectory,
-    )
+    from evaluator.kinds.turns.trajectory import load_trajectory, save_trajectory
+    from evaluator.records import CorruptTrajectoryError
 
     traj = play(
         boxes[0], eri, scripted(["", *valid_replies(eri, 1)], lambda q: "#"), TurnShot(2, 1)
@@ -206,8 +203,8 @@ def test_trajectory_round_trip(
 def test_baseline_survives_a_box_no_rule_explains(
     tmp_path: Path, eri: Family, suite_builder: Any
 ) -> None:
-    from evaluator.agents import AgentContext, make_agent
-    from evaluator.metrics import check_information_bounds
+    from evaluator.kinds.turns.agents import AgentContext, make_agent
+    from evaluator.kinds.turns.metrics import check_information_bounds
 
     constant = "def blackbox(x):\n    return ''.join('Q' if c != ' ' else ' ' for c in x)\n"
     suite_dir = suite_builder(tmp_path, n=1, seed=4, name="liar", code_override={0: constant})

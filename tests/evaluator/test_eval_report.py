@@ -12,13 +12,20 @@ from rich.console import Console
 
 from evaluator._report_cli import report_main
 from evaluator.cli import main
-from evaluator.dfa_summary import DfaSummary, dfa_summary_table, dfa_usage_table, summarise_dfa
-from evaluator.dfa_trajectory import load_dfa_trajectory
+from evaluator.kinds.dfa.summary import (
+    DfaSummary,
+    dfa_summary_table,
+    dfa_usage_table,
+    summarise_dfa,
+)
+from evaluator.kinds.dfa.trajectory import load_dfa_trajectory
+from evaluator.kinds.turns.summary import Summary, summarise
+from evaluator.kinds.turns.trajectory import load_trajectory, save_trajectory
+from evaluator.records import CorruptTrajectoryError
 from evaluator.report import RunDirError, load_run, report_run
+from evaluator.reporting import hierarchical_bootstrap_ci
 from evaluator.runner import evaluate_suite
 from evaluator.spec import TurnShot
-from evaluator.summary import Summary, hierarchical_bootstrap_ci, summarise
-from evaluator.trajectory import CorruptTrajectoryError, load_trajectory, save_trajectory
 from evaluator.usage import LlmCallRecord, totals_of
 from oracle_bench.errors import UsageError
 
@@ -272,8 +279,8 @@ def test_bad_run_directories_and_options_are_exit_2(
         ([str(a_file)], "is not a directory"),
         ([str(tmp_path / "missing")], "does not exist"),
         ([str(tmp_path / "empty")], "no trajectories"),
-        ([str(turn_run), "--buckets", "2-3"], "DFA runs only"),
-        ([str(turn_run), "--similarity-len", "5"], "DFA runs only"),
+        ([str(turn_run), "--buckets", "2-3"], "--buckets does not apply (for DFA runs only)"),
+        ([str(turn_run), "--similarity-len", "5"], "not apply (for DFA runs only)"),
         ([str(turn_run), "--buckets", "3-2"], "invalid bucket"),
         ([], "required: RUN_DIR"),
     ]

@@ -20,10 +20,10 @@ from pathlib import Path
 from typing import Any
 
 from blackboxes.families import get_family
+from evaluator.kinds.turns.trajectory import load_trajectory
 from evaluator.llm_agents import LlmAgentSettings
 from evaluator.runner import evaluate_suite
 from evaluator.spec import TurnShot
-from evaluator.trajectory import load_trajectory
 from oracle_bench.rng import rng_for
 from providers.loopback import LoopbackServer, RecordedRequest
 

@@ -13,9 +13,9 @@ import pytest
 from blackboxes.store import load_suite
 from evaluator._run_folder import default_run_root
 from evaluator.cli import main
+from evaluator.kinds.turns.trajectory import load_trajectory
 from evaluator.runner import evaluate_suite
 from evaluator.spec import TurnShot
-from evaluator.trajectory import load_trajectory
 from oracle_bench.jsonio import sha256_hex
 
 AGENTS = ["random", "fixed", "adaptive"]

@@ -12,18 +12,23 @@ from hypothesis import example, given, settings
 from hypothesis import strategies as st
 from rich.console import Console
 
-from evaluator.metrics import efficiency
-from evaluator.summary import (
+from evaluator.kinds.turns.metrics import efficiency
+from evaluator.kinds.turns.summary import (
     GroupRow,
     Summary,
-    bootstrap_ci,
     boxes_csv,
-    hierarchical_bootstrap_ci,
     summarise,
     summary_csv,
     summary_tables,
 )
-from evaluator.trajectory import AttemptRecord, ItemRecord, SpecRecord, Trajectory, TurnRecord
+from evaluator.kinds.turns.trajectory import (
+    AttemptRecord,
+    ItemRecord,
+    SpecRecord,
+    Trajectory,
+    TurnRecord,
+)
+from evaluator.reporting import bootstrap_ci, hierarchical_bootstrap_ci
 from evaluator.usage import LlmCallRecord, UsageTotals, totals_of
 from oracle_bench.rng import rng_for
 

@@ -11,8 +11,6 @@ from typing import Any
 
 import pytest
 
-from evaluator.agents import AgentContext, Question, register_agent
-from evaluator.baselines import FixedAgent
 from evaluator.cli import main
 from evaluator.failures import (
     EXIT_FAILURES,
@@ -20,10 +18,12 @@ from evaluator.failures import (
     cause_from_error_text,
     cause_of,
 )
+from evaluator.kinds.turns.agents import AgentContext, Question, register_agent
+from evaluator.kinds.turns.baselines import FixedAgent
+from evaluator.kinds.turns.trajectory import load_trajectory
 from evaluator.llm_agents import LlmAgentSettings
 from evaluator.runner import evaluate_suite
 from evaluator.spec import TurnShot
-from evaluator.trajectory import load_trajectory
 from oracle_bench.errors import (
     IsolationUnavailableError,
     ProviderUnavailableError,

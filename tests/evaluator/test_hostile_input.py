@@ -23,8 +23,8 @@ from hypothesis import strategies as st
 
 from blackboxes.families import Family, Rule
 from blackboxes.store import Box, load_suite_boxes
-from evaluator.agents import AgentContext, Briefing, Observation, Question
-from evaluator.dfa_protocol import (
+from evaluator.kinds.dfa.llm import LlmDfaAgent
+from evaluator.kinds.dfa.protocol import (
     INVALID_CALL,
     DfaAgentContext,
     DfaEnvironment,
@@ -33,16 +33,23 @@ from evaluator.dfa_protocol import (
     in_process_membership,
     run_dfa_episode,
 )
-from evaluator.dfa_trajectory import (
+from evaluator.kinds.dfa.trajectory import (
     DfaTrajectory,
     dfa_trajectory_text,
     load_dfa_trajectory,
     save_dfa_trajectory,
 )
-from evaluator.llm_agents import LlmAgent, LlmAgentSettings, LlmDfaAgent, ProviderPool
-from evaluator.protocol import INVALID_QUERY, EpisodeContext, run_episode
+from evaluator.kinds.turns.agents import AgentContext, Briefing, Observation, Question
+from evaluator.kinds.turns.llm import LlmAgent
+from evaluator.kinds.turns.protocol import INVALID_QUERY, EpisodeContext, run_episode
+from evaluator.kinds.turns.trajectory import (
+    Trajectory,
+    load_trajectory,
+    save_trajectory,
+    trajectory_text,
+)
+from evaluator.llm_agents import LlmAgentSettings, ProviderPool
 from evaluator.spec import TurnShot
-from evaluator.trajectory import Trajectory, load_trajectory, save_trajectory, trajectory_text
 from oracle_bench.bounded import MAX_TEXT_CHARS
 from providers import ChatMessage, Reply, ToolCall, ToolSpec
 from providers._base import parse_arguments
@@ -575,7 +582,8 @@ def test_parse_arguments_on_a_1000_deep_or_10_mb_string() -> None:
 def test_a_persons_hostile_lines_and_files(tmp_path: Path) -> None:
     from io import StringIO
 
-    from evaluator.play import HumanDfaAgent, PlayIO
+    from evaluator.human import PlayIO
+    from evaluator.kinds.dfa.human import HumanDfaAgent
 
     big = tmp_path / "big.json"
     big.write_text("x" * (MAX_TEXT_CHARS + 1), encoding="utf-8")

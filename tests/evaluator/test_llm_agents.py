@@ -19,8 +19,8 @@ from blackboxes.automata.dfa import DFA
 from blackboxes.families import Family
 from blackboxes.store import Box, load_suite_boxes
 from evaluator._llm_text import marker_value, rejected_text
-from evaluator.agents import AgentContext
-from evaluator.dfa_protocol import (
+from evaluator.kinds.dfa.llm import LlmDfaAgent
+from evaluator.kinds.dfa.protocol import (
     DEFAULT_MAX_INVALID_STREAK,
     DfaAgentContext,
     box_target,
@@ -29,20 +29,19 @@ from evaluator.dfa_protocol import (
     make_dfa_agent,
     run_dfa_episode,
 )
-from evaluator.dfa_trajectory import DfaTrajectory
+from evaluator.kinds.dfa.trajectory import DfaTrajectory
+from evaluator.kinds.turns.agents import AgentContext
+from evaluator.kinds.turns.llm import DEFERRED_PLACEHOLDER, LlmAgent
+from evaluator.kinds.turns.protocol import EpisodeContext, run_episode
+from evaluator.kinds.turns.trajectory import Trajectory
 from evaluator.llm_agents import (
-    DEFERRED_PLACEHOLDER,
     IGNORED_CALL,
-    LlmAgent,
     LlmAgentSettings,
-    LlmDfaAgent,
     check_llm_agent,
     is_llm_agent,
     system_prompt,
 )
-from evaluator.protocol import EpisodeContext, run_episode
 from evaluator.spec import FeedbackMode, TurnShot
-from evaluator.trajectory import Trajectory
 from evaluator.usage import BudgetExhausted, RunBudget
 from oracle_bench import rng_for
 from oracle_bench.errors import ProviderConfigError, UsageError

@@ -10,11 +10,11 @@ import pytest
 
 from blackboxes.families import Family, family_for_box
 from blackboxes.store import Box, load_suite_boxes
-from evaluator.agents import AgentContext
-from evaluator.llm_agents import LlmAgent
-from evaluator.protocol import EpisodeContext, run_episode
+from evaluator.kinds.turns.agents import AgentContext
+from evaluator.kinds.turns.llm import LlmAgent
+from evaluator.kinds.turns.protocol import EpisodeContext, run_episode
+from evaluator.kinds.turns.trajectory import Trajectory
 from evaluator.spec import TurnShot
-from evaluator.trajectory import Trajectory
 from generator import GenerateConfig, generate_suite
 from oracle_bench import rng_for
 from providers.loopback import LoopbackServer

@@ -13,11 +13,12 @@ from blackboxes.families import family_for_box
 from blackboxes.families.psi._kind import object_names
 from blackboxes.store import Box, load_suite_boxes
 from evaluator._solutions import SandboxSolutions
-from evaluator.agents import AgentContext
-from evaluator.llm_agents import LlmAgent, LlmAgentSettings
-from evaluator.protocol import EpisodeContext, run_episode
+from evaluator.kinds.turns.agents import AgentContext
+from evaluator.kinds.turns.llm import LlmAgent
+from evaluator.kinds.turns.protocol import EpisodeContext, run_episode
+from evaluator.kinds.turns.trajectory import Trajectory
+from evaluator.llm_agents import LlmAgentSettings
 from evaluator.spec import TurnShot
-from evaluator.trajectory import Trajectory
 from generator import GenerateConfig, generate_suite
 from oracle_bench.rng import rng_for
 from sandbox import SandboxWorker

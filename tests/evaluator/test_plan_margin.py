@@ -7,7 +7,7 @@ import pytest
 
 from blackboxes.families import get_family
 from blackboxes.information import expected_information, output_key
-from evaluator.agents import AgentContext, Briefing, Observation, make_agent
+from evaluator.kinds.turns.agents import AgentContext, Briefing, Observation, make_agent
 from oracle_bench.rng import rng_for
 
 

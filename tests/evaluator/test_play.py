@@ -16,9 +16,9 @@ from blackboxes.families import Family, Rule, get_family
 from blackboxes.store import Box, load_suite, load_suite_boxes
 from evaluator import play
 from evaluator._run_folder import default_run_root
-from evaluator.dfa_trajectory import load_dfa_trajectory
+from evaluator.kinds.dfa.trajectory import load_dfa_trajectory
+from evaluator.kinds.turns.trajectory import load_trajectory
 from evaluator.play import QUIT_ERROR, PlayIO, main
-from evaluator.trajectory import load_trajectory
 from oracle_bench.jsonio import sha256_hex
 from oracle_bench.rng import rng_for
 
@@ -302,7 +302,10 @@ def test_without_box_the_boxes_are_listed_without_their_rule_kind(
         (["--box", ERI_BOX], "required: SPEC"),
         (["3@1", "--box", "nope"], "unknown box 'nope' in suite"),
         (["3@1", "--box", ERI_BOX, "--feedback", "later"], "invalid feedback mode 'later'"),
-        (["3@1", "--box", ERI_BOX, "--budget-factor", "2"], "--budget-factor applies to DFA"),
+        (
+            ["3@1", "--box", ERI_BOX, "--budget-factor", "2"],
+            "--budget-factor does not apply (for DFA suites only)",
+        ),
         (["3@1", "--box", ERI_BOX, "--name", "a b"], "invalid --name 'a b'"),
         (["3@1", "--box", ERI_BOX, "--bogus"], "unrecognized arguments: --bogus"),
     ],

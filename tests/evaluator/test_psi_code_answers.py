@@ -19,9 +19,9 @@ import pytest
 from blackboxes.families import family_for_box
 from blackboxes.store import Box, load_suite_boxes
 from evaluator._solutions import SandboxSolutions, program_text
-from evaluator.protocol import EpisodeContext, run_episode
+from evaluator.kinds.turns.protocol import EpisodeContext, run_episode
+from evaluator.kinds.turns.trajectory import Trajectory
 from evaluator.spec import TurnShot
-from evaluator.trajectory import Trajectory
 from generator import GenerateConfig, generate_suite
 from sandbox import SandboxLimits, SandboxWorker
 from tests.sandbox.test_attack_corpus import COMPILE, CORPUS, Attack

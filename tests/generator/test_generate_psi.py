@@ -12,9 +12,9 @@ import pytest
 from blackboxes.families import family_for_box
 from blackboxes.families.psi._kinds import KINDS
 from blackboxes.store import load_suite_boxes
+from evaluator.kinds.turns.trajectory import load_trajectory
 from evaluator.play import PlayIO
 from evaluator.play import main as play_main
-from evaluator.trajectory import load_trajectory
 from generator import GenerateConfig, generate_suite
 from generator.cli import main
 

@@ -11,7 +11,7 @@ from blackboxes.families.psi._kinds import KINDS
 from blackboxes.families.psi._particles import ParticleSpace
 from blackboxes.families.psi._plan import spread_times
 from blackboxes.families.psi._table import table_of
-from evaluator.agents import AgentContext, Briefing, Observation, make_agent
+from evaluator.kinds.turns.agents import AgentContext, Briefing, Observation, make_agent
 from oracle_bench.rng import rng_for
 
 PSI = get_family("PSI")

@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from blackboxes.automata.dfa import DFA
 from blackboxes.automata.learners import LEARNERS
 from blackboxes.automata.oracle import CountedOracle
-from evaluator.dfa_protocol import DfaAgentContext, DfaEnvironment, register_dfa_agent
+from evaluator.kinds.dfa.protocol import DfaAgentContext, DfaEnvironment, register_dfa_agent
 
 __all__ = ["EnvironmentOracle", "KvAgent", "LearnerAgent", "LstarAgent", "TttAgent"]
 

@@ -187,4 +187,4 @@ def _load_builtin() -> None:
     global _loaded
     if not _loaded:
         _loaded = True
-        from evaluator import baselines  # noqa: F401
+        from evaluator.kinds.turns import baselines  # noqa: F401

@@ -8,27 +8,24 @@ run timing lives in the run manifest.
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any, Literal, TypeVar
+from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 from evaluator.failures import FailureCause, fill_failure
+from evaluator.records import EpisodeStatus, read_record
 from evaluator.usage import LlmCallRecord, UsageTotals
-from oracle_bench.errors import EvaluationError
-from oracle_bench.jsonio import atomic_write_text, canonical_json, parse_model
+from oracle_bench.jsonio import atomic_write_text, canonical_json
 
 __all__ = [
     "TRAJECTORY_SCHEMA_VERSION",
     "AttemptRecord",
-    "CorruptTrajectoryError",
-    "EpisodeStatus",
     "ItemRecord",
     "SpecRecord",
     "SubmissionRecord",
     "Trajectory",
     "TurnRecord",
     "load_trajectory",
-    "read_record",
     "save_trajectory",
     "trajectory_text",
 ]
@@ -36,16 +33,6 @@ __all__ = [
 TRAJECTORY_SCHEMA_VERSION = 1
 
 JSONValue = Any
-EpisodeStatus = Literal["completed", "failed"]
-_M = TypeVar("_M", bound=BaseModel)
-
-
-class CorruptTrajectoryError(EvaluationError, ValueError):
-    """A trajectory file is missing, unreadable or fails its schema. ``path`` names it."""
-
-    def __init__(self, message: str, path: Path) -> None:
-        self.path = Path(path)
-        super().__init__(f"{path}: {message}")
 
 
 class _Model(BaseModel):
@@ -229,21 +216,3 @@ def save_trajectory(traj: Trajectory, path: Path) -> None:
 def load_trajectory(path: Path) -> Trajectory:
     """Load and validate a trajectory; raises :class:`CorruptTrajectoryError` naming the file."""
     return read_record(path, Trajectory)
-
-
-def read_record(path: Path, model: type[_M]) -> _M:
-    """Load a JSON record written by this package and validate it against ``model``.
-
-    Missing, unreadable or invalid files raise :class:`CorruptTrajectoryError` naming the file.
-    """
-    path = Path(path)
-    try:
-        data = path.read_bytes()
-    except FileNotFoundError:
-        raise CorruptTrajectoryError("file is missing", path) from None
-    except OSError as exc:
-        raise CorruptTrajectoryError(f"unreadable ({exc})", path) from None
-    try:
-        return parse_model(data, model)
-    except ValueError as exc:
-        raise CorruptTrajectoryError(str(exc), path) from None

@@ -23,15 +23,16 @@ from __future__ import annotations
 
 import logging
 from dataclasses import dataclass, field
-from typing import Any, Protocol
+from typing import Any
 
 from blackboxes.families import Family
 from blackboxes.store import Box
 from evaluator._solutions import SolutionRunner, program_text
-from evaluator.agents import Agent, Briefing, Observation, Question
+from evaluator.box_env import BoxEnvironment, CallResultLike
 from evaluator.failures import BoxFailureError, FailureCause, cause_of
-from evaluator.spec import FeedbackMode, TurnShot
-from evaluator.trajectory import (
+from evaluator.kinds.turns._kind import DEFAULT_MAX_REASKS
+from evaluator.kinds.turns.agents import Agent, Briefing, Observation, Question
+from evaluator.kinds.turns.trajectory import (
     AttemptRecord,
     ItemRecord,
     SpecRecord,
@@ -39,6 +40,7 @@ from evaluator.trajectory import (
     Trajectory,
     TurnRecord,
 )
+from evaluator.spec import FeedbackMode, TurnShot
 from evaluator.usage import agent_llm_calls, totals_of
 from oracle_bench.bounded import BoundsError, check_text, recordable_text
 from oracle_bench.errors import InvalidQueryError
@@ -49,9 +51,6 @@ __all__ = [
     "DEFAULT_MAX_REASKS",
     "INVALID_QUERY",
     "INVALID_RENDER",
-    "BoxEnvironment",
-    "CallErrorLike",
-    "CallResultLike",
     "EpisodeContext",
     "briefing_text",
     "failed_trajectory",
@@ -65,43 +64,8 @@ JSONValue = Any
 
 INVALID_QUERY = "invalid_query"
 """``TurnRecord.error_kind`` of a reply the family could not parse."""
-DEFAULT_MAX_REASKS = 2
 INVALID_RENDER = "invalid_output"
 """``error_kind`` of a box output the family cannot render (a box fault)."""
-
-
-class CallErrorLike(Protocol):
-    """What the evaluator reads from ``sandbox.CallError``."""
-
-    @property
-    def kind(self) -> Any: ...
-
-    def render(self) -> str: ...
-
-
-class CallResultLike(Protocol):
-    """What the evaluator reads from ``sandbox.CallResult``."""
-
-    @property
-    def ok(self) -> bool: ...
-
-    @property
-    def value(self) -> Any: ...
-
-    @property
-    def error(self) -> CallErrorLike | None: ...
-
-
-class BoxEnvironment(Protocol):
-    """A running box: ``sandbox.SandboxWorker`` (or, later, a served box over HTTP)."""
-
-    @property
-    def layers(self) -> frozenset[Any]: ...
-
-    def call(self, *args: JSONValue, trace: Any = None) -> CallResultLike:
-        """The box's entry on ``args``; with ``trace`` (a ``sandbox.TraceRequest``), the
-        values of one checkpoint visit instead of its return value."""
-        ...
 
 
 @dataclass(frozen=True)

@@ -2,7 +2,7 @@
 
 A DFA trajectory is self-contained: it holds the target, the counterexample policy,
 the baselines' costs and every call, so every DFA metric is a pure function of it
-(``evaluator.dfa_metrics``). Like function-family trajectories, it has no wall-clock
+(``evaluator.kinds.dfa.metrics``). Like function-family trajectories, it has no wall-clock
 field: the same seed gives byte-identical files.
 """
 
@@ -16,7 +16,7 @@ from pydantic import BaseModel, ConfigDict, Field, model_validator
 from blackboxes.automata.dfa import DFA
 from blackboxes.box import DfaBaselineCost
 from evaluator.failures import FailureCause, fill_failure
-from evaluator.trajectory import EpisodeStatus, read_record
+from evaluator.records import EpisodeStatus, read_record
 from evaluator.usage import LlmCallRecord, UsageTotals
 from oracle_bench.jsonio import atomic_write_text, canonical_json
 

@@ -34,10 +34,14 @@ from pydantic import BaseModel, ConfigDict
 from blackboxes.automata.dfa import DFA
 from blackboxes.automata.metrics import myhill_nerode_scores, similarity
 from blackboxes.automata.passive import recovers
-from evaluator._defaults import PAPER_BUCKETS
-from evaluator.dfa_trajectory import DfaCall, DfaTrajectory, round_half_up
 from evaluator.failures import scored
-from oracle_bench.errors import UsageError
+from evaluator.kinds.dfa._defaults import (
+    DEFAULT_SIMILARITY_LEN,
+    MAX_SIMILARITY_LEN,
+    PAPER_BUCKETS,
+    check_similarity_len,
+)
+from evaluator.kinds.dfa.trajectory import DfaCall, DfaTrajectory, round_half_up
 
 __all__ = [
     "BUDGET_FACTORS",
@@ -58,19 +62,6 @@ __all__ = [
 
 BUDGET_FACTORS: tuple[float, ...] = (1.0, 1.25, 1.5, 1.75, 2.0)
 """The paper's post-hoc budget sweep (Figure 9)."""
-DEFAULT_SIMILARITY_LEN = 200
-MAX_SIMILARITY_LEN = 10_000
-"""Beyond this K the big-integer counts only cost time: the score no longer moves."""
-
-
-def check_similarity_len(k: int) -> int:
-    """``k`` if it is a valid K of the best-hypothesis similarity, else :class:`UsageError`."""
-    if not 0 <= k <= MAX_SIMILARITY_LEN:
-        raise UsageError(f"invalid --similarity-len {k}: must be in 0..{MAX_SIMILARITY_LEN}")
-    return k
-
-
-"""K of Sim_{triangle,K}: the paper's text says 200 (its code uses 100)."""
 MAX_MYHILL_NERODE_STATES = 256
 """Above this many minimal states, the best hypothesis gets no Myhill-Nerode scores."""
 

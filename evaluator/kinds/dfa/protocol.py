@@ -53,10 +53,10 @@ from blackboxes.automata.submission import (
 )
 from blackboxes.box import DfaBaselineCost
 from blackboxes.store import Box
-from evaluator._defaults import DEFAULT_BUDGET_FACTOR
-from evaluator.dfa_trajectory import DfaCall, DfaTrajectory, round_half_up
+from evaluator.box_env import CallResultLike
 from evaluator.failures import FailureCause, cause_of
-from evaluator.protocol import CallResultLike
+from evaluator.kinds.dfa._defaults import DEFAULT_BUDGET_FACTOR
+from evaluator.kinds.dfa.trajectory import DfaCall, DfaTrajectory, round_half_up
 from evaluator.usage import agent_llm_calls, totals_of
 from oracle_bench.bounded import (
     MAX_DEPTH,
@@ -219,7 +219,7 @@ def _load_builtin() -> None:
     global _loaded
     if not _loaded:
         _loaded = True
-        from evaluator import dfa_agents  # noqa: F401
+        from evaluator.kinds.dfa import agents  # noqa: F401
 
 
 # -- box facts -------------------------------------------------------------------------

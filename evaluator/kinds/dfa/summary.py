@@ -1,23 +1,21 @@
 """Aggregates of a DFA run: per agent x state bucket, per agent, per box x agent.
 
-Recomputed from DFA trajectories only, like ``evaluator.summary``. Success rates are
+Recomputed from DFA trajectories only, like the turn@shot summary. Success rates are
 averaged per box over its repetitions first, then over boxes; the 95% interval is the
 same seeded two-level bootstrap over boxes and repetitions
-(:func:`evaluator.summary.hierarchical_bootstrap_ci`, stream ``("dfa", agent, bucket)``),
+(:func:`evaluator.reporting.hierarchical_bootstrap_ci`, stream ``("dfa", agent, bucket)``),
 which with one repetition per box is the plain bootstrap over boxes. Medians (MQ, EQ,
 counted calls) are over completed episodes; the cost median is over successful ones. A
 box whose state count lies in no bucket gets a bucket of its own (``"12"``), so nothing
 is dropped silently. The ``overall`` rows pool every bucket of an agent (bucket
-``"all"``). Usage columns as in ``evaluator.summary``.
+``"all"``). Usage columns as in ``evaluator.kinds.turns.summary``.
 """
 
 from __future__ import annotations
 
 import csv
 import io
-import itertools
 import math
-import re
 import statistics
 from collections import defaultdict
 from collections.abc import Iterable, Mapping, Sequence
@@ -29,8 +27,15 @@ from pydantic import BaseModel, ConfigDict, Field
 from rich import box as rich_box
 from rich.table import Table
 
-from evaluator._defaults import DEFAULT_BUCKETS, Bucket, bucket_label, format_buckets
-from evaluator.dfa_metrics import (
+from evaluator.failures import FailureRow, failed_boxes, failure_counts, failure_rows, scored
+from evaluator.kinds.dfa._defaults import (
+    DEFAULT_BUCKETS,
+    Bucket,
+    bucket_label,
+    format_buckets,
+    parse_buckets,
+)
+from evaluator.kinds.dfa.metrics import (
     DEFAULT_SIMILARITY_LEN,
     DfaAggregateRow,
     DfaEpisodeMetrics,
@@ -38,9 +43,8 @@ from evaluator.dfa_metrics import (
     dfa_episode_metrics,
     non_informative_rate_by_step,
 )
-from evaluator.dfa_trajectory import DfaTrajectory
-from evaluator.failures import FailureRow, failed_boxes, failure_counts, failure_rows, scored
-from evaluator.summary import (
+from evaluator.kinds.dfa.trajectory import DfaTrajectory
+from evaluator.reporting import (
     ALL_LEVELS,
     BOOTSTRAP_RESAMPLES,
     FAILED_HEADER,
@@ -55,7 +59,6 @@ from evaluator.summary import (
     usage_table,
 )
 from evaluator.usage import UsageTotals
-from oracle_bench.errors import UsageError
 from oracle_bench.jsonio import atomic_write_text, canonical_json
 
 __all__ = [
@@ -80,26 +83,6 @@ __all__ = [
 ]
 
 _DIGITS = 6
-_RANGE = re.compile(r"\s*(\d+)\s*(?:-\s*(\d+)\s*)?")
-
-
-def parse_buckets(text: str) -> tuple[Bucket, ...]:
-    """``"2-3,4-5,6-7,8-9"`` (or ``"5"`` for one count); disjoint, sorted by their start."""
-    buckets: list[Bucket] = []
-    for part in str(text).split(","):
-        match = _RANGE.fullmatch(part)
-        if match is None:
-            raise UsageError(f"invalid buckets {text!r}: expected ranges like 2-3,4-5,6-7,8-9")
-        lo = int(match.group(1))
-        hi = int(match.group(2)) if match.group(2) is not None else lo
-        if not 1 <= lo <= hi:
-            raise UsageError(f"invalid bucket {part.strip()!r} in {text!r}: need 1 <= A <= B")
-        buckets.append((lo, hi))
-    buckets.sort()
-    for (_, hi), (lo, _) in itertools.pairwise(buckets):
-        if lo <= hi:
-            raise UsageError(f"invalid buckets {text!r}: ranges overlap")
-    return tuple(buckets)
 
 
 def bucket_of(states: int, buckets: Sequence[Bucket]) -> Bucket:
@@ -214,7 +197,7 @@ class DfaSummary(_Model):
     similarity_len: int = DEFAULT_SIMILARITY_LEN
     """K of the best-hypothesis similarity in ``metrics``."""
     metrics: list[DfaAggregateRow] = Field(default_factory=list)
-    """The automata-learning metrics per agent x bucket (``evaluator.dfa_metrics``)."""
+    """The automata-learning metrics per agent x bucket (``evaluator.kinds.dfa.metrics``)."""
     failures: list[FailureRow] = Field(default_factory=list)
     """Every failed episode with its cause and error."""
     excluded_boxes: list[str] = Field(default_factory=list)

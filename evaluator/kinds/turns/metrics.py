@@ -18,7 +18,7 @@ from dataclasses import dataclass
 
 from blackboxes.families import Family
 from blackboxes.information import VersionSpace, expected_information, realised_information
-from evaluator.trajectory import Trajectory
+from evaluator.kinds.turns.trajectory import Trajectory
 
 __all__ = [
     "EXPECTED_TOLERANCE",

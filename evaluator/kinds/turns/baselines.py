@@ -28,7 +28,13 @@ from typing import Any
 from blackboxes.box import Level
 from blackboxes.families import Family
 from blackboxes.information import VersionSpace, expected_information, output_key
-from evaluator.agents import AgentContext, Briefing, Observation, Question, register_agent
+from evaluator.kinds.turns.agents import (
+    AgentContext,
+    Briefing,
+    Observation,
+    Question,
+    register_agent,
+)
 from oracle_bench.rng import rng_for
 
 __all__ = ["ADAPTIVE_POOL_SIZE", "PRUNE_WEIGHT", "AdaptiveAgent", "FixedAgent", "RandomAgent"]

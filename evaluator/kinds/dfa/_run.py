@@ -1,0 +1,107 @@
+"""A DFA run: the runner's episodes of one suite with one budget factor."""
+
+from __future__ import annotations
+
+import logging
+from pathlib import Path
+from typing import Any
+
+from blackboxes.store import Box
+from evaluator._jobs import close_agent, stored_record
+from evaluator.failures import FailureCause, retried_on_resume
+from evaluator.kinds._base import EpisodeJobLike, RunContext
+from evaluator.kinds.dfa._kind import DfaSettings
+from evaluator.kinds.dfa.protocol import (
+    DEFAULT_MAX_INVALID_STREAK,
+    DfaAgentContext,
+    box_target,
+    dfa_intro,
+    episode_budget,
+    failed_dfa_trajectory,
+    make_dfa_agent,
+    run_dfa_episode,
+)
+from evaluator.kinds.dfa.trajectory import DfaTrajectory, load_dfa_trajectory
+from oracle_bench.errors import CorruptBoxError, EvaluationError
+from oracle_bench.rng import rng_for
+
+__all__ = ["DfaRun"]
+
+log = logging.getLogger(__name__)
+
+
+class DfaRun:
+    """The :class:`~evaluator.kinds.KindRun` of DFA episodes. The box's code answers
+    membership queries in its sandbox worker; equivalence queries are answered from
+    hidden.json."""
+
+    def __init__(self, run: RunContext, settings: DfaSettings) -> None:
+        self.run = run
+        self.settings = settings
+        for box in run.boxes:
+            try:
+                box_target(box)
+            except EvaluationError as exc:
+                # Every record of an episode names its target: without one the suite
+                # itself is unusable, for every agent.
+                raise CorruptBoxError(str(exc), box.path) from None
+
+    def common(self, job: EpisodeJobLike) -> dict[str, Any]:
+        return {
+            "suite": self.run.suite.name,
+            "budget_factor": self.settings.budget_factor,
+            "seed": self.run.seed,
+            "repetition": job.repetition,
+        }
+
+    def reusable(self, path: Path, box: Box, job: EpisodeJobLike) -> DfaTrajectory | None:
+        """The stored trajectory if it is a final record of exactly this job (completed,
+        or failed for a cause a rerun would not change)."""
+        traj = stored_record(path, load_dfa_trajectory)
+        if traj is None:
+            return None
+        same = (
+            not retried_on_resume(traj.status, traj.failure)
+            and traj.box_id == box.info.id
+            and traj.box_digest == box.digest
+            and traj.agent == job.agent
+            and traj.seed == self.run.seed
+            and traj.repetition == job.repetition
+            and traj.budget_factor == self.settings.budget_factor
+        )
+        return traj if same else None
+
+    def cannot_start(
+        self, box: Box, job: EpisodeJobLike, error: str, failure: FailureCause
+    ) -> DfaTrajectory:
+        return failed_dfa_trajectory(box, job.agent, error, failure, **self.common(job))
+
+    def play(self, box: Box, job: EpisodeJobLike, env: Any) -> DfaTrajectory:
+        common = self.common(job)
+        target, info = box_target(box)
+        budget = episode_budget(info.reference_cost, self.settings.budget_factor)
+        ctx = DfaAgentContext(
+            alphabet=target.alphabet,
+            budget=budget,
+            intro=dfa_intro(target.alphabet, budget, DEFAULT_MAX_INVALID_STREAK),
+            rng=rng_for(self.run.seed, "agent", job.agent, box.info.id, job.repetition),
+        )
+        try:
+            if job.agent in self.run.llm_names:
+                from evaluator.kinds.dfa.llm import LlmDfaAgent
+
+                agent: Any = LlmDfaAgent(job.agent, ctx, self.run.llm_settings())
+            else:
+                agent = make_dfa_agent(job.agent, ctx)
+        except Exception as exc:
+            log.info("agent %s cannot start: %s", job.agent, exc)
+            message = f"{type(exc).__name__}: {exc}"
+            return failed_dfa_trajectory(box, job.agent, message, "agent", **common)
+        try:
+            layers = sorted(str(getattr(layer, "value", layer)) for layer in env.layers)
+        except Exception:
+            layers = []
+        try:
+            return run_dfa_episode(box, job.agent, agent, env.call, sandbox_layers=layers, **common)
+        finally:
+            close_agent(agent)
