@@ -172,7 +172,7 @@ class NumberFarClose(_NumberKind):
         return (
             f"The hidden answer is a whole number from 0 to {model.top}, each equally likely.\n"
             f"Probe: send one whole number from 0 to {model.top}, e.g. {model.top // 3}.\n"
-            f"Feedback is one word: `correct` if your number is the hidden one, `close` if it"
+            f"Feedback: one word, `correct` if your number is the hidden one, `close` if it"
             f" differs from it by at most {model.close}, `far` if it differs by more.\n"
             f"Answer: the hidden number, e.g. {model.top // 3}."
         )
@@ -223,7 +223,7 @@ class NumberHigherLower(_NumberKind):
         return (
             f"The hidden answer is a whole number from 0 to {model.top}, each equally likely.\n"
             f"Probe: send one whole number from 0 to {model.top}, e.g. {model.top // 3}.\n"
-            f"Feedback is one word: `correct` if your number is the hidden one, `higher` if"
+            f"Feedback: one word, `correct` if your number is the hidden one, `higher` if"
             f" the hidden number is higher than yours, `lower` if it is lower.\n"
             f"Answer: the hidden number, e.g. {model.top // 3}."
         )

@@ -226,8 +226,9 @@ class NutsAndBolts(DeterministicKind):
             f"Probe: try 1 to {m.pairs} nut-bolt pairs at once, each a nut number then a"
             f" bolt letter, e.g. `1A 3C`. A nut or a bolt may be in several pairs.\n"
             "Feedback: one word per pair, the pairs sorted by nut then bolt, e.g."
-            " `1A small, 3C fit`: `small` if the nut is smaller than the bolt's size, `fit` if"
-            " the bolt fits the nut, `large` if the nut is larger than the bolt's size.\n"
+            " `1A small, 3C fit`: `small` if the nut is too small for the bolt (the bolt fits"
+            " a larger nut), `fit` if the bolt fits the nut, `large` if the nut is too large"
+            " for the bolt (the bolt fits a smaller nut).\n"
             f"Answer: the bolt of every nut, e.g. `{self.answer_at(params, 0)}`."
         )
 

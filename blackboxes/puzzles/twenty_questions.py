@@ -50,9 +50,12 @@ _PATTERNS: tuple[tuple[re.Pattern[str], str], ...] = tuple(
         (r"(?:divisible by|a multiple of|multiple of) ?" + _NUMBER, "divisible"),
         (r"(?:=|==|equal to|equals|exactly)? ?" + _NUMBER, "eq"),
         (r"(?:in|one of|among|in the set) ?[\[{(]? ?([0-9][0-9, or]*?) ?[\]})]?", "set"),
+        (r"([0-9]{1,9}(?: ?, ?[0-9]{1,9})* ?,? or [0-9]{1,9})", "set"),
     )
 )
-_LEAD = re.compile(r"^(?:is (?:it|the number|the hidden number|n|x)|does it|it is|it's) ?")
+_LEAD = re.compile(
+    r"^(?:is (?:it|the number|the hidden number|n|x)|does it|it is|it's|x|n|the number)\b ?"
+)
 _FILLERS = frozenset({"it", "is", "the", "number", "answer", "my", "guess"})
 
 
@@ -222,9 +225,7 @@ class TwentyQuestions(DeterministicKind):
         if kind == "gt":
             return _Question("ge", (number(str(int(groups[0]) + 1)),))
         if kind == "between":
-            a, b = number(groups[0]), number(groups[1])
-            if a > b:
-                raise PuzzleError(f"expected a range low to high; got {preview(raw)}")
+            a, b = sorted((number(groups[0]), number(groups[1])))
             return _Question("set", (a,)) if a == b else _Question("between", (a, b))
         if kind == "divisible":
             return _Question("divisible", (number(groups[0], lo=2),))
@@ -334,20 +335,34 @@ class TwentyQuestions(DeterministicKind):
 
     def fixed_plan(self, params: Params, turns: int) -> list[str]:
         """With order questions: bisection thresholds in spread order. Without: divisibility
-        by 2, 3, 4, ... then sets covering 1..N in blocks, then single numbers."""
+        by the prime powers q <= N / set_max (each says more than a set can), then sets
+        covering 1..N in blocks."""
         m = self._model(params)
         plan: list[str] = []
         if "compare" in m.forms:
             plan = [f"<= {v + 1}" for v in spread_order(m.top) if v + 1 < m.top]
         else:
             if "divisible" in m.forms:
-                plan += [f"divisible by {k}" for k in range(2, min(m.top, 2 + turns))]
+                plan += [f"divisible by {q}" for q in _prime_powers(m.top // m.set_max)]
             plan += [
                 _Question("set", tuple(range(s, min(m.top, s + m.set_max - 1) + 1))).name()
                 for s in range(1, m.top + 1, m.set_max)
             ]
         plan = plan or [f"= {v}" for v in range(1, m.top + 1)]
         return [plan[i % len(plan)] for i in range(turns)]
+
+
+def _prime_powers(top: int) -> list[int]:
+    """2, 3, 4, 5, 7, 8, 9, 11, ...: the prime powers up to ``top``, rising."""
+    out = []
+    for q in range(2, top + 1):
+        p = next(d for d in range(2, q + 1) if q % d == 0)  # the smallest prime factor
+        rest = q
+        while rest % p == 0:
+            rest //= p
+        if rest == 1:
+            out.append(q)
+    return out
 
 
 @lru_cache(maxsize=32)

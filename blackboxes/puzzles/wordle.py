@@ -219,7 +219,7 @@ class Wordle(DeterministicKind):
 
     def rules_text(self, params: Params) -> str:
         m = self._model(params)
-        first = m.words[0]
+        first = m.words[len(m.words) // 2]
         return (
             f"The hidden answer is an English word of {m.length} letters, one of a fixed list:"
             f" the {m.count} most frequent lowercase words of {m.length} letters a-z in the"
