@@ -329,7 +329,8 @@ class PuzzleSpace:
             raise PuzzleError(f"log-weights must be {n} numbers, finite or -inf")
         weights.setflags(write=False)
         self.kind = kind
-        self.params = params
+        # A private copy: a caller's later change to its dict cannot move this space.
+        self.params: Params = json.loads(params_key(params))
         self._log_weights = weights
         self._alive: Index = np.flatnonzero(weights > -np.inf)
         # None asks a kind for all of H: its full tables, without a gathering copy.

@@ -81,8 +81,7 @@ def single_int(text: str, lo: int, hi: int, expected: str, fillers: frozenset[st
     """The one whole number in ``text`` (filler words and brackets around it are allowed;
     a sign, a decimal point between digits or a second number are not)."""
     parts = [t for t in tokens(text) if t not in fillers and t not in _NUMBER_PUNCTUATION]
-    numbers = [t for t in tokens(text) if t.isdigit()]
-    if len(parts) != 1 or len(numbers) != 1 or not parts[0].isdigit():
+    if len(parts) != 1 or not parts[0].isdigit():
         raise PuzzleError(f"expected {expected}; got {preview(text)}")
     return parse_int(parts[0], lo, hi, expected, text)
 

@@ -76,6 +76,10 @@ class _Model:
         return np.array(rows, dtype=np.int8)
 
     @cached_property
+    def answers(self) -> list[str]:
+        return [_name(list(enumerate(row))) for row in self.bolt_of.tolist()]
+
+    @cached_property
     def nut_of(self) -> npt.NDArray[np.int8]:
         """Row h: the nut (equally, the size rank) each bolt fits under secret h."""
         out = np.empty_like(self.bolt_of)
@@ -115,7 +119,7 @@ class NutsAndBolts(DeterministicKind):
         self._model(params)
 
     def answers(self, params: Params) -> Sequence[str]:
-        return [self.answer_at(params, i) for i in range(self.answer_count(params))]
+        return self._model(params).answers
 
     def answer_count(self, params: Params) -> int:
         return math.factorial(self._model(params).size)

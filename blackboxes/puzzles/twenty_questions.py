@@ -7,7 +7,7 @@ import random
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass
-from functools import lru_cache
+from functools import cached_property, lru_cache
 from typing import TYPE_CHECKING, Any, ClassVar
 
 import numpy as np
@@ -65,6 +65,10 @@ class _Model:
     """The secret is in [1, top]."""
     forms: tuple[str, ...]
     set_max: int
+
+    @cached_property
+    def answers(self) -> list[str]:
+        return [str(i) for i in range(1, self.top + 1)]
 
 
 @dataclass(frozen=True)
@@ -158,7 +162,7 @@ class TwentyQuestions(DeterministicKind):
         self._model(params)
 
     def answers(self, params: Params) -> Sequence[str]:
-        return [str(i) for i in range(1, self._model(params).top + 1)]
+        return self._model(params).answers
 
     def answer_count(self, params: Params) -> int:
         return self._model(params).top

@@ -243,4 +243,4 @@ def test_a_greedy_step_over_200_probes_on_ten_thousand_secrets_is_fast() -> None
         space.greedy_probe(candidates)
         elapsed = time.perf_counter() - start
         assert 5000 <= kind.answer_count(params) <= 20000 and len(candidates) == 200
-        assert elapsed < 0.5, (name, elapsed)
+        assert elapsed < 1.0, (name, elapsed)  # about 0.1 s here
