@@ -71,6 +71,8 @@ class Game(ABC):
     """The setting that differs between a box's evaluation games (game length, deck size)."""
     stateless: ClassVar[bool] = False
     """True when the state never changes and both sides always have the same actions."""
+    max_round_points: ClassVar[int] = 1
+    """Most points one round can pay a side."""
     max_cycle: ClassVar[int] = 4
     """Longest period of the ``cycle`` strategies."""
 

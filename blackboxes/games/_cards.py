@@ -52,8 +52,8 @@ class ComparingCards(Game):
     setting_ranges: ClassVar[Mapping[str, tuple[int, int]]] = {"cards": (1, 16)}
     defaults: ClassVar[Mapping[str, int]] = {"cards": 8}
     level_ranges: ClassVar[Mapping[str, Mapping[str, tuple[int, int]]]] = {
-        "easy": {"cards": (6, 8)},
-        "hard": {"cards": (8, 10)},
+        "easy": {"cards": (5, 8)},
+        "hard": {"cards": (7, 10)},
     }
     varying = "cards"
 

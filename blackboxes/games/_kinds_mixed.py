@@ -92,10 +92,13 @@ class MixedWeights(_Stationary):
         return game.stateless
 
     def space(self, game: Game, settings: Mapping[str, int]) -> Sequence[Params]:
+        # Stars and bars: k - 1 bars among WEIGHT_GRID + k - 1 places.
         k = len(game.alphabet(settings))
-        return [
-            w for w in itertools.product(range(WEIGHT_GRID + 1), repeat=k) if sum(w) == WEIGHT_GRID
-        ]
+        out = []
+        for bars in itertools.combinations(range(WEIGHT_GRID + k - 1), k - 1):
+            edges = (-1, *bars, WEIGHT_GRID + k - 1)
+            out.append(tuple(edges[i + 1] - edges[i] - 1 for i in range(k)))
+        return sorted(out, reverse=True)
 
     def describe(self, game: Game, params: Params) -> str:
         order = game.alphabet(game.defaults)

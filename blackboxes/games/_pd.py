@@ -34,6 +34,7 @@ class PrisonersDilemma(Game):
         "hard": {"rounds": (10, 15)},
     }
     stateless = True
+    max_round_points = 5
     order = (COOPERATE, DEFECT)
 
     def rules_text(self, settings: Mapping[str, int]) -> str:

@@ -19,12 +19,13 @@ from __future__ import annotations
 import importlib
 import math
 from abc import ABC, abstractmethod
-from collections.abc import Hashable, Iterator, Mapping, Sequence
+from collections.abc import Container, Hashable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from fractions import Fraction
+from functools import cache
 from typing import Any, ClassVar, TypeVar, overload
 
-from blackboxes.games._base import Game, GameError, GameState
+from blackboxes.games._base import Game, GameError, GameState, get_game
 from oracle_bench.errors import UnknownNameError
 
 __all__ = [
@@ -194,7 +195,7 @@ class Strategy(ABC):
             raise GameError(f"strategy {self.name} does not apply to game {game.name}")
         checked = game.settings(settings)
         params = params_from_json(params)
-        if params not in self.space(game, checked):
+        if params not in _members(self.name, game.name, tuple(sorted(checked.items()))):
             raise GameError(f"{params!r} is not a {self.name} parameter for {game.name}")
         return Opponent(self, game, tuple(sorted(checked.items())), params)
 
@@ -242,6 +243,15 @@ class FactorisedKind(Strategy):
 
     def space(self, game: Game, settings: Mapping[str, int]) -> Sequence[Params]:
         return ProductSpace(self.domains(game, settings))
+
+
+@cache
+def _members(
+    kind: str, game: str, settings_items: tuple[tuple[str, int], ...]
+) -> Container[Params]:
+    # Binding checks membership; the space is built once per (kind, game, settings).
+    space = get_strategy(kind).space(get_game(game), dict(settings_items))
+    return space if isinstance(space, ProductSpace) else frozenset(space)
 
 
 def params_to_json(params: Params) -> list[Any]:
