@@ -5,8 +5,9 @@ All three keep the posterior over the instance's secrets from the feedback they 
 answer with its most probable answer (after a wrong attempt, the next most probable);
 they stop probing as soon as one answer is certain. They differ only in the probes:
 
-- ``random``: a uniformly random probe from the puzzle's candidate pool (for a puzzle whose
-  probes are guesses the pool includes still-plausible answers);
+- ``random``: a uniformly random probe from the puzzle's candidate pool drawn without
+  looking at the feedback (a pool aimed at the still-plausible secrets would make it
+  adaptive);
 - ``fixed``: the puzzle's feedback-independent plan (``fixed_plan``), in order;
 - ``adaptive``: the candidate of greatest expected information (mutual information with
   the secret, so a lying balance's noise is discounted), greedy.
@@ -118,7 +119,8 @@ class RandomPuzzleAgent(_SpaceAgent):
 
     def choose(self) -> str:
         rng: Any = self.ctx.rng
-        return str(rng.choice(self.space.candidates(rng, RANDOM_POOL)))
+        pool = self.ctx.puzzle.candidate_probes(self.ctx.params, rng, RANDOM_POOL)
+        return str(rng.choice(pool))
 
 
 @register_puzzle_agent("fixed")
