@@ -34,9 +34,11 @@ def _game(op: Opponent) -> _BulletGame:
 class Patient(Strategy):
     """Loads at least ``m`` times and until the player has shot (or its bullets reach the
     cap); then shoots ``x`` bullets a round while it has ``x``; then loads again, counting
-    afresh. ORACLE's "smart" (load until the opponent shoots, then shoot 2) is one member.
+    afresh. ORACLE's "smart" (3 opening loads in games under 10 rounds, else 6; then load
+    until the opponent shoots; then shoot 2) is the member (3, 2) or (6, 2) for a given
+    game length: here m is one number for all of a box's games.
 
-    Params: (m, x); x is 1 in ``lsd``, 1 or 2 in ``lsd_scout``.
+    Params: (m in 0..6, x); x is 1 in ``lsd``, 1 or 2 in ``lsd_scout``.
     """
 
     name = "patient"
@@ -48,7 +50,7 @@ class Patient(Strategy):
     def space(self, game: Game, settings: Mapping[str, int]) -> Sequence[Params]:
         cap = game.settings(settings)["max_bullets"]
         sizes = (1,) if game.name == "lsd" else tuple(x for x in (1, 2) if x <= cap)
-        return list(itertools.product(range(5), sizes))
+        return list(itertools.product(range(7), sizes))
 
     def describe(self, game: Game, params: Params) -> str:
         m, x = params

@@ -5,8 +5,15 @@ from __future__ import annotations
 import random
 from collections.abc import Iterator, Sequence
 
-from blackboxes.games import Game, Params, Strategy, game_names, get_game, strategy_names
-from blackboxes.games import get_strategy as _get_strategy
+from blackboxes.games import (
+    Game,
+    Params,
+    Strategy,
+    game_names,
+    get_game,
+    get_strategy,
+    strategy_names,
+)
 
 # Small enough for the brute-force tree walk (its cost is (|A| * |B|) ** rounds).
 SMALL: dict[str, list[dict[str, int]]] = {
@@ -36,7 +43,7 @@ def pairs() -> Iterator[tuple[Game, Strategy]]:
     for name in game_names():
         game = get_game(name)
         for kind in strategy_names(game):
-            yield game, _get_strategy(kind)
+            yield game, get_strategy(kind)
 
 
 def cases(per_kind: int = PER_KIND) -> list[tuple[str, str, dict[str, int], Params]]:
