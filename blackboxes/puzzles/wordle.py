@@ -1,4 +1,8 @@
-"""Wordle over a fixed list of frequent English words (from the ``wordfreq`` package)."""
+"""Wordle over a fixed list of frequent English words (from the ``wordfreq`` package).
+
+The hidden word is always listed; a probe may be any string of L letters a-z (the agent
+never sees the list, so it cannot be asked to keep to it), and its feedback is defined by
+the same marking rule."""
 
 from __future__ import annotations
 
@@ -171,6 +175,12 @@ class Wordle(DeterministicKind):
         return "G" * self._model(params).length
 
     def feedback_size(self, params: Params) -> int:
+        """The most distinct mark strings one listed word gets as a probe over H (exact).
+
+        A probe may be any L letters, but the maximum over all 26^L strings is out of reach
+        for L >= 5 (a search over 26^L probes times |H| secrets); on the sampled L = 4
+        lists it equals the listed maximum (checked over all 26^4 strings). An unlisted
+        string may split a list more finely, so over all probes this is a lower bound."""
         return self._model(params).feedback_size
 
     def feedback_values(self, params: Params, probe: str) -> list[str]:
@@ -184,16 +194,17 @@ class Wordle(DeterministicKind):
         parts = [t for t in tokens(text) if t not in {".", "!", '"', "'", "`", "[", "]"}]
         word = "".join(parts)
         if not _WORD.fullmatch(word) or len(word) != m.length:
-            raise PuzzleError(
-                f"expected one English word of {m.length} letters a-z; got {preview(text)}"
+            expected = (
+                f"{m.length} letters a-z"
+                if what == "a probe"
+                else f"one English word of {m.length} letters a-z"
             )
+            raise PuzzleError(f"expected {expected}; got {preview(text)}")
         return word
 
     def parse_probe(self, params: Params, text: str) -> str:
-        word = self._word(params, text, "a probe")
-        if word not in self._model(params).position:
-            raise PuzzleError(f"{word!r} is not in the word list; probe with a listed word")
-        return word
+        # Any L letters: the feedback is defined for every string, listed or not.
+        return self._word(params, text, "a probe")
 
     def parse_answer(self, params: Params, text: str) -> str:
         return self._word(params, text, "an answer")
@@ -224,8 +235,8 @@ class Wordle(DeterministicKind):
             f"The hidden answer is an English word of {m.length} letters, one of a fixed list:"
             f" the {m.count} most frequent lowercase words of {m.length} letters a-z in the"
             " wordfreq English word list, each equally likely.\n"
-            f"Probe: a word from that list, e.g. {first}; a word that is not listed is"
-            " refused.\n"
+            f"Probe: any {m.length} letters a-z, e.g. {first}; a probe need not be a word or"
+            " listed (only the hidden word is).\n"
             f"Feedback: {m.length} marks, one per letter of your probe: `G` the letter is in"
             " that place in the hidden word, `Y` the hidden word has the letter in another"
             " place, `-` it has no (more) copies of it. A repeated letter is marked Y only as"

@@ -38,14 +38,31 @@ def test_wordle_vectorised_marks_match_the_reference_on_hard_duplicates() -> Non
     assert isinstance(kind, DeterministicKind)
     words = list(kind.answers(params))
     index = {w: i for i, w in enumerate(words)}
-    for probe in ("eerie", "geese", "llama", "sassy", "tales", "radar"):
-        if probe not in index:
-            continue
+    # Unlisted strings are probes too (zzzzz, eeeee): the same rule marks them.
+    for probe in ("eerie", "geese", "llama", "sassy", "tales", "radar", "zzzzz", "eeeee", "esses"):
         codes = kind.feedback_all(params, probe)
         for w in words[::7]:
             assert kind.feedback_label(params, probe, int(codes[index[w]])) == wordle_marks(
                 w, probe
             )
+
+
+def test_wordle_probes_need_not_be_listed() -> None:
+    kind = get_puzzle("wordle")
+    params = {"length": 5, "words": 40}
+    words = list(kind.answers(params))
+    rng = random.Random(5)
+    unlisted = 0
+    for _ in range(200):
+        probe = "".join(rng.choice("aeeilnorstxz") for _ in range(5))
+        unlisted += probe not in words
+        assert kind.parse_probe(params, probe.upper()) == probe
+        secret = rng.choice(words)
+        marks = kind.feedback(params, secret, probe, 0.0)
+        assert marks == wordle_marks(secret, probe)
+        assert marks in kind.feedback_values(params, probe)
+    assert unlisted > 150
+    assert kind.feedback(params, words[0], "qqqqq", 0.5) == "-----"
 
 
 KNOWN: list[tuple[str, dict[str, Any], str, str, str]] = [

@@ -32,6 +32,9 @@ PROBES: list[tuple[str, dict[str, Any], str, str]] = [
     ("wordle", {"length": 5, "words": 2000}, " Crane ", "crane"),
     ("wordle", {"length": 5, "words": 2000}, "t a l e s", "tales"),
     ("wordle", {"length": 5, "words": 2000}, '"SLATE".', "slate"),
+    # Any five letters probe: the agent never sees the list.
+    ("wordle", {"length": 5, "words": 2000}, "ZZZZZ", "zzzzz"),
+    ("wordle", {"length": 5, "words": 2000}, "x q j k v", "xqjkv"),
     ("battleship_one", {"rows": 9, "cols": 9, "ship": 5}, "c5", "C5"),
     ("battleship_one", {"rows": 9, "cols": 9, "ship": 5}, "(C, 5)", "C5"),
     ("battleship_one", {"rows": 9, "cols": 9, "ship": 5}, "fire at row C column 5", "C5"),
@@ -78,9 +81,9 @@ BAD_PROBES: list[tuple[str, dict[str, Any], str, str]] = [
     ("bulls_and_cows", {"length": 4, "digits": 10}, "1123", "expected 4 different digits"),
     ("bulls_and_cows", {"length": 4, "digits": 8}, "1238", "expected 4 different digits from 0-7"),
     ("bulls_and_cows", {"length": 4, "digits": 10}, "12a4", "expected 4 different digits"),
-    ("wordle", {"length": 5, "words": 2000}, "zzzzz", "'zzzzz' is not in the word list"),
-    ("wordle", {"length": 5, "words": 2000}, "tale", "expected one English word of 5 letters"),
-    ("wordle", {"length": 5, "words": 2000}, "crâne", "expected one English word"),
+    ("wordle", {"length": 5, "words": 2000}, "tale", "expected 5 letters a-z"),
+    ("wordle", {"length": 5, "words": 2000}, "crâne", "expected 5 letters a-z"),
+    ("wordle", {"length": 5, "words": 2000}, "tal3s", "expected 5 letters a-z"),
     (
         "battleship_one",
         {"rows": 9, "cols": 9, "ship": 5},
