@@ -10,14 +10,18 @@ from evaluator.kinds._base import KindOption
 from oracle_bench.errors import UsageError
 
 __all__ = [
+    "CONTEXTS",
+    "CONTEXT_OPTION",
     "FEEDBACK_MODES",
     "FEEDBACK_OPTION",
     "MAX_SHOTS",
     "MAX_TURNS",
     "SPEC_OPTION",
+    "Context",
     "FeedbackMode",
     "TurnShot",
     "check_spec_tokens",
+    "parse_context",
     "parse_feedback",
     "parse_spec",
 ]
@@ -123,3 +127,37 @@ FEEDBACK_OPTION = KindOption(
     commands=frozenset({"eval", "play"}),
 )
 """The feedback mode, shared likewise."""
+
+Context = Literal["reset", "keep"]
+"""``reset``: an LLM agent starts every item (a puzzle instance, a game setting) with a
+fresh conversation, as ORACLE does; ``keep``: one conversation across the items."""
+CONTEXTS: tuple[Context, ...] = get_args(Context)
+
+
+def parse_context(text: str) -> Context:
+    """Validate a context mode; :class:`UsageError` for anything else."""
+    for mode in CONTEXTS:
+        if text == mode:
+            return mode
+    raise UsageError(f"invalid context mode {text!r} (choose from {', '.join(CONTEXTS)})")
+
+
+def _context_arg(text: str) -> Context:
+    import argparse
+
+    try:
+        return parse_context(text)
+    except UsageError as exc:
+        raise argparse.ArgumentTypeError(str(exc)) from None
+
+
+CONTEXT_OPTION = KindOption(
+    name="context",
+    flag="--context",
+    metavar="MODE",
+    help="reset (default, ORACLE's: an LLM agent starts every puzzle instance or game "
+    "setting with a fresh conversation) or keep (one conversation across them)",
+    commands=frozenset({"eval", "play"}),
+    parse=_context_arg,
+)
+"""The conversation across an episode's items, shared by the kinds that have items."""

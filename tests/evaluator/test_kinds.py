@@ -50,13 +50,13 @@ def _imports(path: Path) -> set[str]:
 
 def test_the_builtin_kinds_are_the_subpackages_and_each_family_names_one() -> None:
     names = sorted(p.name for p in KINDS.iterdir() if (p / "__init__.py").is_file())
-    assert kind_names() == names == ["dfa", "puzzle", "turns"]
+    assert kind_names() == names == ["dfa", "game", "puzzle", "turns"]
     assert [k.name for k in all_kinds()] == names
     assert kind_for_family("ERI") is get_kind("turns")
     assert kind_for_family("cri") is get_kind("turns")
     assert kind_for_family("DFA") is get_kind("dfa")
-    with pytest.raises(UnknownNameError, match="unknown episode kind 'game'"):
-        get_kind("game")
+    with pytest.raises(UnknownNameError, match="unknown episode kind 'chess'"):
+        get_kind("chess")
 
 
 @pytest.mark.parametrize("module", GENERIC)
@@ -69,7 +69,7 @@ def test_generic_modules_never_import_a_kind(module: str) -> None:
     assert bad == []
 
 
-@pytest.mark.parametrize("name", ["dfa", "puzzle", "turns"])
+@pytest.mark.parametrize("name", ["dfa", "game", "puzzle", "turns"])
 def test_no_kind_imports_another(name: str) -> None:
     others = [k for k in kind_names() if k != name]
     bad = [
@@ -90,15 +90,15 @@ def test_options_are_shared_once_and_listed_per_command() -> None:
         "buckets",
         "similarity_len",
         "spec",
-        "feedback",
         "context",
+        "feedback",
         "invalid_turns",
     ]
     assert [o.name for o in command_options("play")] == [
         "budget_factor",
         "spec",
-        "feedback",
         "context",
+        "feedback",
     ]
     assert [o.name for o in command_options("report")] == ["buckets", "similarity_len"]
 
@@ -118,8 +118,8 @@ def test_check_options_keeps_its_own_ignores_the_lenient_and_refuses_the_rest() 
     with pytest.raises(UsageError) as err:
         check_options(dfa, {"spec": "10@1", "feedback": "instant"}, subject=subject)
     assert str(err.value) == (
-        "d is a DFA suite: it takes no SPEC (TURNS@SHOTS; only puzzle and turn@shot suites "
-        "take one)"
+        "d is a DFA suite: it takes no SPEC (TURNS@SHOTS; only game, puzzle, turn@shot "
+        "suites take one)"
     )
     with pytest.raises(UsageError) as err:
         check_options(turns, {"buckets": "2-3", "similarity_len": 4}, subject=eri)

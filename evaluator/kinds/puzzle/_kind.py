@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, ClassVar, Literal, cast
+from typing import TYPE_CHECKING, Any, ClassVar
 
 from evaluator.kinds import register_kind
 from evaluator.kinds._base import (
@@ -17,7 +17,17 @@ from evaluator.kinds._base import (
     PlayedEpisode,
     RunContext,
 )
-from evaluator.spec import FEEDBACK_OPTION, SPEC_OPTION, FeedbackMode, TurnShot, parse_feedback
+from evaluator.spec import (
+    CONTEXT_OPTION,
+    FEEDBACK_OPTION,
+    SPEC_OPTION,
+    Context,
+    FeedbackMode,
+    TurnShot,
+    parse_context,
+    parse_feedback,
+)
+from evaluator.spec import CONTEXTS as _CONTEXTS
 from oracle_bench.errors import UsageError
 
 if TYPE_CHECKING:
@@ -29,28 +39,7 @@ if TYPE_CHECKING:
 
 __all__ = ["CONTEXTS", "PuzzleEpisodeKind", "PuzzleReport", "PuzzleSettings"]
 
-Context = Literal["reset", "keep"]
-CONTEXTS: tuple[Context, ...] = ("reset", "keep")
-
-
-def _context_arg(text: str) -> Context:
-    import argparse
-
-    for context in CONTEXTS:
-        if text == context:
-            return context
-    raise argparse.ArgumentTypeError(f"use {' or '.join(CONTEXTS)}, got {text!r}")
-
-
-CONTEXT_OPTION = KindOption(
-    name="context",
-    flag="--context",
-    metavar="MODE",
-    help="reset (default, as ORACLE: an LLM agent starts every puzzle instance with a "
-    "fresh conversation) or keep (one conversation across the instances)",
-    commands=frozenset({"eval", "play"}),
-    parse=_context_arg,
-)
+CONTEXTS = _CONTEXTS
 
 
 @dataclass(frozen=True)
@@ -119,13 +108,10 @@ class PuzzleEpisodeKind(EpisodeKind):
                 "the following arguments are required: SPEC (TURNS@SHOTS per puzzle "
                 f"instance, e.g. 10@1) for {suite.family} suite {suite.name}"
             )
-        context = given.get("context", "reset")
-        if context not in CONTEXTS:
-            raise UsageError(f"invalid --context {context!r}: use {' or '.join(CONTEXTS)}")
         return PuzzleSettings(
             spec=_spec(spec),
             feedback=parse_feedback(given.get("feedback", "instant")),
-            context=cast(Context, context),
+            context=parse_context(given.get("context", "reset")),
         )
 
     def arguments(self, settings: PuzzleSettings) -> dict[str, Any]:
@@ -188,7 +174,7 @@ class PuzzleEpisodeKind(EpisodeKind):
             return PuzzleSettings(
                 spec=_spec(arguments["spec"]),
                 feedback=parse_feedback(arguments.get("feedback") or "instant"),
-                context=_context_arg(str(options.get("context", "reset"))),
+                context=parse_context(str(options.get("context", "reset"))),
             )
         except (UsageError, ValueError) as exc:
             raise CorruptTrajectoryError(str(exc), path) from None
