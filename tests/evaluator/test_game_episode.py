@@ -1,0 +1,278 @@
+"""Game episodes (GSI) through the protocol: scoring against the exact optimum, the
+references beside it, invalid replies, box faults, determinism, the record's own checks,
+the LLM agent (scripted provider) and a person (scripted lines).
+
+The opponent here is the trusted strategy behind a stand-in environment, so the
+protocol's bookkeeping is checked exactly; the real sandboxed boxes are tested with the
+GSI family.
+"""
+
+from __future__ import annotations
+
+import json
+from fractions import Fraction
+from pathlib import Path
+from types import SimpleNamespace
+from typing import Any
+
+import pytest
+from pydantic import ValidationError
+
+from blackboxes.games import (
+    Game,
+    Params,
+    Strategy,
+    best_response_value,
+    get_game,
+    get_strategy,
+    version_space,
+)
+from evaluator.human import PlayIO
+from evaluator.kinds.game.human import HumanGameAgent
+from evaluator.kinds.game.llm import LlmGameAgent
+from evaluator.kinds.game.protocol import (
+    GameAgentContext,
+    GameBriefing,
+    GameEpisodeContext,
+    RoundResult,
+    game_agent_names,
+    make_game_agent,
+    run_game_episode,
+)
+from evaluator.kinds.game.summary import summarise_games
+from evaluator.kinds.game.trajectory import GameTrajectory
+from evaluator.llm_agents import LlmAgentSettings
+from evaluator.spec import TurnShot
+from oracle_bench.rng import rng_for
+
+ONE_AT_ONE = TurnShot(1, 1)
+
+
+class Env:
+    """The box: the trusted opponent replayed over the history, like a sandbox worker."""
+
+    layers = frozenset({"test"})
+
+    def __init__(self, game: Game, strategy: Strategy, params: Params, move: Any = None) -> None:
+        self.game, self.strategy, self.params, self.move = game, strategy, params, move
+
+    def call(self, settings: dict[str, int], history: list[list[str]], u: float) -> Any:
+        op = self.strategy.bind(self.game, settings, self.params)
+        st, state = op.initial(), self.game.initial_state(settings)
+        for a, b in history:
+            st = op.update(st, a, b)
+            state, _ = self.game.step(state, a, b)
+        value = op.act(st, state, u) if self.move is None else self.move
+        return SimpleNamespace(ok=True, value=value, error=None)
+
+
+class Family:
+    """The family's view the protocol reads; the agents' prior knows the kind here."""
+
+    def __init__(self, game: Game, strategy: Strategy, params: Params, settings: list[Any]):
+        self.game, self.strategy, self.params = game, strategy, params
+        self.evaluation_settings, self.test_items = settings, len(settings)
+
+    def true_opponent(self, hidden: Any) -> tuple[Strategy, Params]:
+        return self.strategy, self.params
+
+    def agent_space(self, settings: Any) -> Any:
+        return version_space(self.game, self.strategy, settings)
+
+
+def _setup(game_name: str, kind: str, index: int = 0) -> tuple[Family, Env, Any]:
+    game, strategy = get_game(game_name), get_strategy(kind)
+    rng = rng_for(4, game_name, kind)
+    space = strategy.space(game, game.settings_for(rng, "easy"))
+    params = space[index % len(space)]
+    settings = [game.settings({"rounds": n}) for n in (6, 8)] if game_name != "cards" else None
+    if settings is None:
+        settings = game.evaluation_settings(rng, "easy", 2)
+    family = Family(game, strategy, params, settings)
+    box = SimpleNamespace(
+        info=SimpleNamespace(
+            id=f"{game_name}-{kind}", family="GSI", level="easy", task_intro="rules"
+        ),
+        facts=SimpleNamespace(rule_kind=f"{game_name}/{kind}", log2_h=2.0),
+        hidden=SimpleNamespace(test_seed=11),
+        digest="d" * 64,
+    )
+    return family, Env(game, strategy, params), box
+
+
+def play(
+    agent: Any,
+    game: str = "rps",
+    kind: str = "cycle",
+    spec: TurnShot = ONE_AT_ONE,
+    name: str = "x",
+    move: Any = None,
+    index: int = 0,
+) -> GameTrajectory:
+    family, env, box = _setup(game, kind, index)
+    env.move = move
+    ctx = GameEpisodeContext(suite="s", agent_name=name, spec=spec)
+    return run_game_episode(box, family, agent, env, ctx)
+
+
+def baseline(name: str, game: str = "rps", kind: str = "cycle", index: int = 0) -> Any:
+    family, _, _ = _setup(game, kind, index)
+    return make_game_agent(name, GameAgentContext(family, "easy", rng_for(0, "agent", name)))
+
+
+class Scripted:
+    def __init__(self, replies: list[Any]) -> None:
+        self.replies = replies
+        self.results: list[RoundResult] = []
+
+    def start(self, briefing: GameBriefing) -> None:
+        self.briefing = briefing
+
+    def begin_setting(self, index: int, settings: Any, message: str) -> None:
+        pass
+
+    def begin_game(self, phase: str, number: int, message: str) -> None:
+        pass
+
+    def act(self, banner: str, legal: tuple[str, ...]) -> Any:
+        return self.replies.pop(0) if self.replies else legal[-1]
+
+    def observe(self, result: RoundResult) -> None:
+        self.results.append(result)
+
+    def end_game(self, score: int, message: str) -> None:
+        pass
+
+
+def test_the_baselines_are_registered() -> None:
+    assert game_agent_names() == ["adaptive", "fixed", "random"]
+
+
+@pytest.mark.parametrize(
+    ("game", "kind"), [("rps", "cycle"), ("rps7", "mixed_subset"), ("pd", "tit_for_tat")]
+)
+def test_scores_are_the_best_evaluation_game_over_the_exact_optimum(game: str, kind: str) -> None:
+    family, _, _ = _setup(game, kind)
+    for name in ("random", "fixed", "adaptive"):
+        traj = play(baseline(name, game, kind), game, kind, TurnShot(1, 2), name)
+        assert traj.status == "completed", traj.error
+        for s in traj.settings_played:
+            optimum = best_response_value(family.game, s.settings, family.strategy, family.params)
+            assert s.optimum == float(optimum)
+            assert s.best == max(g.score for g in s.evaluation)
+            assert s.normalised == min(1.0, max(0.0, float(Fraction(s.best) / optimum)))
+            assert len(s.exploration) == 1 and len(s.evaluation) == 2
+            assert 0 <= s.uniform <= s.optimum + 1e-9 and s.security <= s.optimum + 1e-9
+        mean = sum(s.normalised or 0.0 for s in traj.settings_played) / 2
+        assert traj.score == pytest.approx(mean)
+
+
+def test_rps7_against_uniform_rock_paper_air_is_two_thirds_a_round_not_three_sevenths() -> None:
+    # ORACLE normalises this opponent by 3/7 a round; always paper earns 2/3.
+    game, strategy = get_game("rps7"), get_strategy("mixed_subset")
+    settings = game.settings({"rounds": 9})
+    params = next(p for p in strategy.space(game, settings) if set(p) == {"rock", "paper", "air"})
+    family = Family(game, strategy, params, [settings])
+    box = _setup("rps7", "mixed_subset")[2]
+    traj = run_game_episode(
+        box,
+        family,
+        make_game_agent("adaptive", GameAgentContext(family, "easy", rng_for(0, "a"))),
+        Env(game, strategy, params),
+        GameEpisodeContext(suite="s", agent_name="adaptive", spec=ONE_AT_ONE),
+    )
+    assert best_response_value(game, settings, strategy, params) == Fraction(6)
+    assert traj.settings_played[0].optimum == 6.0
+
+
+def test_an_invalid_reply_plays_the_first_legal_action_and_says_so() -> None:
+    agent = Scripted(["nonsense", 42, "x" * 2_000_000, "Rock"])
+    traj = play(agent)
+    rounds = traj.settings_played[0].exploration[0].rounds
+    assert [r.error is not None for r in rounds[:4]] == [True, True, True, False]
+    assert [r.action for r in rounds[:3]] == ["rock"] * 3
+    assert traj.invalid_rounds == 3
+    assert agent.results[0].note is not None and "played rock" in agent.results[0].note
+    assert len(rounds[2].text) < 2_000
+
+
+def test_an_illegal_opponent_move_fails_the_episode_as_a_box() -> None:
+    traj = play(baseline("adaptive"), move="dynamite")
+    assert traj.status == "failed" and traj.failure == "box" and traj.score is None
+    assert "not a legal opponent action" in str(traj.error)
+
+
+def test_runs_are_deterministic_and_every_agent_meets_the_same_opponent_noise() -> None:
+    a = play(baseline("random", "rps7", "mixed_subset"), "rps7", "mixed_subset", name="random")
+    b = play(baseline("random", "rps7", "mixed_subset"), "rps7", "mixed_subset", name="random")
+    assert a.model_dump_json() == b.model_dump_json()
+
+
+def test_a_record_that_contradicts_itself_is_refused() -> None:
+    traj = play(baseline("adaptive"), name="adaptive")
+    data = json.loads(traj.model_dump_json())
+    for mutate in (
+        lambda d: d.update(score=0.25),
+        lambda d: d.update(invalid_rounds=2),
+        lambda d: d["settings_played"][0].update(best=0),
+        lambda d: d["settings_played"][0]["evaluation"][0].update(score=99),
+        lambda d: d.update(turns=0),
+    ):
+        bad = json.loads(json.dumps(data))
+        mutate(bad)
+        with pytest.raises(ValidationError):
+            GameTrajectory.model_validate(bad)
+
+
+def test_the_summary_reports_the_references_on_the_score_scale() -> None:
+    trajs = [play(baseline(a), name=a) for a in ("random", "fixed", "adaptive")]
+    summary = summarise_games(trajs, suite="s", spec="1@1", context="reset", seed=0, repeats=1)
+    by_agent = {g.agent: g for g in summary.groups}
+    assert by_agent["adaptive"].score_mean == 1.0
+    # RPS against a deterministic cycle: a best response wins every round; the
+    # security value is a third of that.
+    assert by_agent["adaptive"].security_mean == pytest.approx(1 / 3, abs=1e-6)
+    assert [r.rule_kind for r in summary.strategies] == ["rps/cycle"] * 3
+
+
+def _script(path: Path, lines: list[dict[str, Any]]) -> str:
+    path.write_text("".join(json.dumps(x) + "\n" for x in lines), encoding="utf-8")
+    return f"scripted/{path}"
+
+
+def test_an_llm_replaying_the_adaptive_actions_gets_the_adaptive_record(tmp_path: Path) -> None:
+    adaptive = play(baseline("adaptive"), name="adaptive")
+    actions = [
+        r.action
+        for s in adaptive.settings_played
+        for g in (*s.exploration, *s.evaluation)
+        for r in g.rounds
+    ]
+    lines = [{"text": "hmm"}] + [
+        {"tool_calls": [{"name": "play", "arguments": {"action": a.upper()}}]} for a in actions
+    ]
+    name = _script(tmp_path / "g.jsonl", lines)
+    family, _, _ = _setup("rps", "cycle")
+    agent = LlmGameAgent(name, GameAgentContext(family, "easy", rng_for(0)), LlmAgentSettings())
+    traj = play(agent, name=name)
+    assert traj.status == "completed", traj.error
+    assert traj.score == adaptive.score and traj.invalid_rounds == 0
+    assert traj.usage is not None and traj.usage.calls == len(lines)
+
+
+def test_a_person_plays_rounds_with_the_free_commands() -> None:
+    replies = iter([":help", "rock", ":history", *["paper"] * 40])
+    shown: list[str] = []
+
+    def read(prompt: str) -> str:
+        try:
+            return next(replies)
+        except StopIteration:
+            raise EOFError from None
+
+    traj = play(HumanGameAgent(PlayIO(read, shown.append)))
+    assert traj.status == "completed"
+    first = traj.settings_played[0].exploration[0].rounds
+    assert [r.action for r in first[:2]] == ["rock", "paper"]
+    assert any("legal" in s for s in shown)
+    assert any(line.startswith("Round 1: you rock") for line in "\n".join(shown).splitlines())
