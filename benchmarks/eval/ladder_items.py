@@ -110,11 +110,11 @@ def main() -> None:
             row = [level, kind, span]
             for spec in budgets:
                 r = cells.get(f"{spec}/adaptive")
-                row.append(
-                    "-"
-                    if r is None
-                    else f"{_fmt(r.probes_mean, 1)}/{_fmt(r.pinned_mean, 1)}/{_fmt(r.score_mean, 2)}"
-                )
+                cell = "-"
+                if r is not None:
+                    cell = f"{_fmt(r.probes_mean, 1)}/{_fmt(r.pinned_mean, 1)}/"
+                    cell += _fmt(r.score_mean, 2)
+                row.append(cell)
             kinds.add_row(*row)
     else:
         kinds.add_column("secure/random", justify="right")
