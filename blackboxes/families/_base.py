@@ -7,7 +7,7 @@ import random
 from abc import ABC, abstractmethod
 from collections.abc import Callable, Collection, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any, ClassVar, Literal
+from typing import Any, ClassVar
 
 from blackboxes.box import BoxFacts, BoxInfo, HiddenInfo, JSONValue, Level
 from blackboxes.families import LEVELS
@@ -82,7 +82,7 @@ class Family(ABC):
     """True when agents see only the interface (CII/CRI/PSI/ERI), not the rule."""
     test_items: ClassVar[int] = 8
     """Held-out items per episode."""
-    episode: ClassVar[Literal["turns", "dfa"]] = "turns"
+    episode: ClassVar[str] = "turns"
     """``turns``: ORACLE's turn@shot protocol; ``dfa``: MQ/EQ until an EQ is accepted."""
     balanced_kinds: ClassVar[bool] = False
     """True: a suite cycles through ``kinds(level)`` in order instead of drawing kinds."""

@@ -6,7 +6,8 @@ lsd_scout, cards. Strategy kinds (``get_strategy``), each with an exact paramete
 per game. Values: the exact optimum against a known opponent (DP, checked by a
 brute-force tree walk), the maximin security value, a policy's expected score.
 Version spaces: the parameters consistent with observed games, their predictive and
-the best response to them.
+the best response to them; a mixture of kinds (``mixture_space``) for agents who do not
+know the kind.
 """
 
 from __future__ import annotations
@@ -25,6 +26,7 @@ from blackboxes.games._base import (
 from blackboxes.games._cards import Hands
 from blackboxes.games._catalogue import LEVEL_PAIRS, pairs
 from blackboxes.games._lsd import Bullets
+from blackboxes.games._mixture import Candidate, MixtureSpace, mixture_space
 from blackboxes.games._play import GameRecord, Player, Round, play_game
 from blackboxes.games._space import (
     QMDP_LIMIT,
@@ -63,6 +65,7 @@ from blackboxes.games._values import (
 __all__ = [  # noqa: RUF022 (plain sorted order, as tests/test_layout.py checks)
     "BestResponse",
     "Bullets",
+    "Candidate",
     "ExplicitSpace",
     "FactorisedKind",
     "FactorisedSpace",
@@ -75,6 +78,7 @@ __all__ = [  # noqa: RUF022 (plain sorted order, as tests/test_layout.py checks)
     "Horizon",
     "LEVEL_PAIRS",
     "MAX_ACTION_CHARS",
+    "MixtureSpace",
     "Opponent",
     "Outcome",
     "Params",
@@ -95,6 +99,7 @@ __all__ = [  # noqa: RUF022 (plain sorted order, as tests/test_layout.py checks)
     "get_game",
     "get_strategy",
     "matrix_value",
+    "mixture_space",
     "pairs",
     "params_from_json",
     "params_to_json",
