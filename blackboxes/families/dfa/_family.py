@@ -6,7 +6,7 @@ import random
 import re
 from collections.abc import Collection, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any, ClassVar, Literal
+from typing import Any, ClassVar
 
 from blackboxes.automata.counting import minimal_dfa_log2_count
 from blackboxes.automata.dfa import DFA
@@ -105,7 +105,7 @@ class AutomatonFamily(Family):
 
     name: ClassVar[str] = "DFA"
     title: ClassVar[str] = "Automaton learning"
-    episode: ClassVar[Literal["turns", "dfa"]] = "dfa"
+    episode: ClassVar[str] = "dfa"
     balanced_kinds: ClassVar[bool] = True
 
     def __init__(self, settings: _Settings | None = None) -> None:
