@@ -313,20 +313,22 @@ def _table(title: str, rows: Sequence[GameGroupRow], label: str | None = None) -
         table.add_column(label, overflow="fold")
     table.add_column("agent", overflow="fold", min_width=8)
     headers = ["boxes", "score", "95% CI", "explore", "secure", "random", "inv."]
+    if label is not None:  # per strategy kind: narrower, to fit 80 columns
+        headers = ["boxes", "score", "explore", "secure", "random"]
     for name in headers + ([FAILED_HEADER] if show_failed else []):
         table.add_column(name, justify="right", no_wrap=True, min_width=len(name))
     for r in rows:
-        cells = [
-            *([r.rule_kind or ""] if label is not None else []),
-            r.agent,
-            str(r.boxes),
-            fmt(r.score_mean, 3),
-            ci_text(r.score_ci_low, r.score_ci_high),
-            fmt(r.explore_mean, 2),
-            fmt(r.security_mean, 2),
-            fmt(r.uniform_mean, 2),
-            fmt(r.invalid_rounds_mean, 1),
-        ]
+        values = {
+            "boxes": str(r.boxes),
+            "score": fmt(r.score_mean, 3),
+            "95% CI": ci_text(r.score_ci_low, r.score_ci_high),
+            "explore": fmt(r.explore_mean, 2),
+            "secure": fmt(r.security_mean, 2),
+            "random": fmt(r.uniform_mean, 2),
+            "inv.": fmt(r.invalid_rounds_mean, 1),
+        }
+        lead = [r.rule_kind or ""] if label is not None else []
+        cells = [*lead, r.agent, *(values[h] for h in headers)]
         table.add_row(*cells, *([failed_cell(r)] if show_failed else []))
     return table
 

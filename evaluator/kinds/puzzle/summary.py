@@ -356,27 +356,30 @@ def write_puzzle_summary(summary: PuzzleSummary, out_dir: Path) -> list[Path]:
 
 
 def _table(title: str, rows: Sequence[PuzzleGroupRow], label: str | None = None) -> Table:
+    """A group table; with ``label`` (per puzzle) a narrower one, to fit 80 columns."""
     show_failed = any(r.failed for r in rows)
     table = new_table(title)
     if label is not None:
         table.add_column(label, overflow="fold")
+        headers = ["boxes", "solved", "probes", "pinned", "T_info"]
+    else:
+        headers = ["boxes", "solved", "95% CI", "probes", "pinned", "T_info", "bits", "eff."]
     table.add_column("agent", overflow="fold", min_width=8)
-    headers = ["boxes", "solved", "95% CI", "probes", "pinned", "T_info", "bits", "eff."]
     for name in headers + ([FAILED_HEADER] if show_failed else []):
         table.add_column(name, justify="right", no_wrap=True, min_width=len(name))
     for r in rows:
-        cells = [
-            *([r.rule_kind or ""] if label is not None else []),
-            r.agent,
-            str(r.boxes),
-            fmt(r.score_mean, 3),
-            ci_text(r.score_ci_low, r.score_ci_high),
-            fmt(r.probes_mean, 1),
-            fmt(r.pinned_mean, 1),
-            fmt(r.t_info_mean, 1),
-            fmt(r.bits_mean, 1),
-            fmt(r.efficiency_mean, 2),
-        ]
+        values = {
+            "boxes": str(r.boxes),
+            "solved": fmt(r.score_mean, 3),
+            "95% CI": ci_text(r.score_ci_low, r.score_ci_high),
+            "probes": fmt(r.probes_mean, 1),
+            "pinned": fmt(r.pinned_mean, 1),
+            "T_info": fmt(r.t_info_mean, 1),
+            "bits": fmt(r.bits_mean, 1),
+            "eff.": fmt(r.efficiency_mean, 2),
+        }
+        lead = [r.rule_kind or ""] if label is not None else []
+        cells = [*lead, r.agent, *(values[h] for h in headers)]
         table.add_row(*cells, *([failed_cell(r)] if show_failed else []))
     return table
 
