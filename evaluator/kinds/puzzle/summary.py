@@ -10,7 +10,8 @@ answer, ``pinned`` the probes after which the answer was certain (instances wher
 became certain), to set against ``t_info``, the exact lower bound
 ceil(log2|H| / log2|Y|) of the box's puzzle. ``bits`` is the realised information per
 instance and ``efficiency`` its ratio to the adaptive baseline's on the same box and
-repetition.
+repetition (a group's: its boxes' bits over the adaptive baseline's on the same boxes, a
+ratio of sums, since a noisy puzzle's bits per box can be near 0).
 """
 
 from __future__ import annotations
@@ -125,6 +126,7 @@ class PuzzleGroupRow(_Usage):
     t_info_mean: float | None
     bits_mean: float | None
     efficiency_mean: float | None
+    """Sum of the boxes' bits / the adaptive baseline's on the same boxes."""
     invalid_turns_mean: float | None
     bound_violations: int
 
@@ -231,8 +233,21 @@ def _box_row(
     return _Box(row, [s for a in scores_raw if (s := rnd(a)) is not None], usages)
 
 
+def _efficiency(rows: Sequence[PuzzleBoxRow], base: dict[str, float]) -> float | None:
+    pairs = [(r.bits, base[r.box_id]) for r in rows if r.bits is not None and r.box_id in base]
+    total = sum(b for _, b in pairs)
+    return None if not pairs or total <= 0 else sum(a for a, _ in pairs) / total
+
+
 def _group(
-    items: Sequence[_Box], seed: int, *, family: str, level: str, agent: str, kind: str | None
+    items: Sequence[_Box],
+    seed: int,
+    base: dict[str, float],
+    *,
+    family: str,
+    level: str,
+    agent: str,
+    kind: str | None,
 ) -> PuzzleGroupRow:
     every = [b.row for b in items]
     rows = [r for r in every if not r.excluded]
@@ -259,7 +274,7 @@ def _group(
         pinned_share_mean=rnd(fmean_finite(r.pinned_share for r in rows)),
         t_info_mean=rnd(fmean_finite(float(r.t_info) for r in rows)),
         bits_mean=rnd(fmean_finite(r.bits for r in rows)),
-        efficiency_mean=rnd(fmean_finite(r.efficiency for r in rows)),
+        efficiency_mean=rnd(_efficiency(rows, base)),
         invalid_turns_mean=rnd(fmean_finite(r.invalid_turns for r in rows)),
         bound_violations=sum(r.bound_violations for r in every),
         **usage_columns(u for b in items for u in b.usages).model_dump(),
@@ -292,6 +307,11 @@ def summarise_puzzles(
         for (box_id, agent), eps in sorted(by_box.items())
     ]
     boot = seed if bootstrap_seed is None else bootstrap_seed
+    adaptive = {
+        b.row.box_id: b.row.bits
+        for b in boxes
+        if b.row.agent == "adaptive" and b.row.bits is not None and not b.row.excluded
+    }
     groups: dict[tuple[str, str, str], list[_Box]] = defaultdict(list)
     families: dict[tuple[str, str], list[_Box]] = defaultdict(list)
     kinds: dict[tuple[str, str, str], list[_Box]] = defaultdict(list)
@@ -309,15 +329,15 @@ def summarise_puzzles(
         repeats=repeats,
         bootstrap_seed=bootstrap_seed,
         groups=[
-            _group(items, boot, family=f, level=lv, agent=a, kind=None)
+            _group(items, boot, adaptive, family=f, level=lv, agent=a, kind=None)
             for (f, lv, a), items in sorted(groups.items())
         ],
         overall=[
-            _group(items, boot, family=f, level=ALL_LEVELS, agent=a, kind=None)
+            _group(items, boot, adaptive, family=f, level=ALL_LEVELS, agent=a, kind=None)
             for (f, a), items in sorted(families.items())
         ],
         puzzles=[
-            _group(items, boot, family=f, level=ALL_LEVELS, agent=a, kind=k)
+            _group(items, boot, adaptive, family=f, level=ALL_LEVELS, agent=a, kind=k)
             for (f, k, a), items in sorted(kinds.items())
         ],
         boxes=[b.row for b in boxes],
