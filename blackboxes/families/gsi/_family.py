@@ -28,6 +28,7 @@ from blackboxes.families import LEVELS, register_family
 from blackboxes.families._base import BoxCall, Family, HypothesisSpace, Rule
 from blackboxes.families.gsi._name import kind_name, level_kinds, split_kind
 from blackboxes.games import (
+    MAX_ACTION_CHARS,
     Game,
     GameError,
     GameState,
@@ -97,8 +98,16 @@ def _shape(game: Game) -> str:
     raise FamilyError(f"GSI has no box code for game {game.name}")  # pragma: no cover
 
 
+_WRAPPING = " \t\r\n`'\".!"
+
+
 def _squash(text: str) -> str:
     return " ".join(text.lower().split())
+
+
+def _action_key(text: str) -> str:
+    # As Game.parse_action: case, spacing and wrapping quotes never matter.
+    return "".join(text.strip(_WRAPPING).lower().split())
 
 
 def _plays_one_action(
@@ -638,7 +647,8 @@ def _read_query(
             a = game.parse_action(state, mine)
         except GameError as exc:
             raise InvalidQueryError(f"round {t} of the history: {exc}") from None
-        b = next((o for o in game.opp_actions(state) if _squash(o) == _squash(theirs[:200])), None)
+        wanted = _action_key(theirs[:MAX_ACTION_CHARS])
+        b = next((o for o in game.opp_actions(state) if _action_key(o) == wanted), None)
         if b is None:
             raise InvalidQueryError(
                 f"round {t} of the history: {theirs[:40]!r} is not a legal opponent action"
