@@ -15,7 +15,7 @@ ROOT = Path(__file__).resolve().parents[2]
 
 
 def test_every_listed_code_is_the_family_its_subpackage_registers() -> None:
-    assert family_names() == ["CII", "CRI", "DFA", "ERI", "IPI", "PSI"]
+    assert family_names() == ["CII", "CRI", "DFA", "ERI", "GSI", "IPI", "PSI"]
     for code in family_names():
         assert get_family(code).name == code
         assert get_family(code.lower()) is get_family(code)
@@ -26,7 +26,9 @@ def test_an_unknown_family_lists_the_codes() -> None:
         get_family("xyz")
     assert (caught.value.what, caught.value.name) == ("category", "xyz")
     assert caught.value.available == family_names()
-    assert str(caught.value) == "unknown category 'xyz'; available: CII, CRI, DFA, ERI, IPI, PSI"
+    assert (
+        str(caught.value) == "unknown category 'xyz'; available: CII, CRI, DFA, ERI, GSI, IPI, PSI"
+    )
 
 
 def test_listing_imports_no_family_and_get_family_only_its_own() -> None:
@@ -44,6 +46,6 @@ def test_listing_imports_no_family_and_get_family_only_its_own() -> None:
     )
     assert done.returncode == 0, done.stderr
     assert done.stdout.splitlines() == [
-        "['CII', 'CRI', 'DFA', 'ERI', 'IPI', 'PSI'] []",
+        "['CII', 'CRI', 'DFA', 'ERI', 'GSI', 'IPI', 'PSI'] []",
         "['blackboxes.families.eri']",
     ]

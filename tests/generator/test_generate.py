@@ -189,7 +189,7 @@ def test_other_arguments_are_refused_and_overwrite_replaces(tmp_path: Path) -> N
     [
         (
             ["--category", "XYZ", "--level", "hard"],
-            "category 'XYZ' does not exist yet; available: CII, CRI, DFA, ERI, PSI",
+            "category 'XYZ' does not exist yet; available: CII, CRI, DFA, ERI, GSI, IPI, PSI",
         ),
         (["--category", "ERI", "--level", "medium"], "invalid choice: 'medium'"),
         (["--category", "ERI", "--level", "easy", "-n", "0"], "-n must be >= 1"),
