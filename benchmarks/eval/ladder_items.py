@@ -31,6 +31,7 @@ from rich.table import Table
 from blackboxes.box import Level
 from blackboxes.store import load_suite_boxes
 from evaluator import evaluate_suite, parse_spec
+from evaluator.reporting import bootstrap_ci
 from generator import GenerateConfig, generate_suite
 
 AGENTS = ("random", "fixed", "adaptive")
@@ -59,10 +60,11 @@ def main() -> None:
     p.add_argument("--concurrency", type=int, default=2)
     p.add_argument("--out", type=Path, default=Path("runs/bench-ladder-items"))
     args = p.parse_args()
-    console = Console()
+    console = Console(width=220)
     budgets = [parse_spec(b) for b in args.budgets.split(",")]
     levels: list[Level] = [lv for lv in ("easy", "hard") if lv in args.levels.split(",")]
     scores: dict[tuple[str, str, str], float | None] = {}
+    box_scores: dict[tuple[str, str, str], dict[str, float]] = {}
     per_kind: dict[tuple[str, str], dict[str, Any]] = defaultdict(dict)
     t_info: dict[tuple[str, str], list[int]] = defaultdict(list)
     for level in levels:
@@ -79,13 +81,16 @@ def main() -> None:
             summary: Any = result.summary
             for g in summary.groups:
                 scores[(level, str(spec), g.agent)] = g.score_mean
+            for b in summary.boxes:
+                if b.score is not None:
+                    box_scores.setdefault((level, str(spec), b.agent), {})[b.box_id] = b.score
             rows = getattr(summary, "puzzles", None) or getattr(summary, "strategies", [])
             for r in rows:
                 per_kind[(level, r.rule_kind)][f"{spec}/{r.agent}"] = r
             console.print(f"{args.category} {level} {spec}: done ({result.manifest.executed} run)")
 
     table = Table(title=f"{args.category}: score per level, budget and agent (seed {args.seed})")
-    for col in ("level", "budget", *AGENTS, "order"):
+    for col in ("level", "budget", *AGENTS, "order", "reversed pairs (paired 95% CI)"):
         table.add_column(col, justify="right")
     for level in levels:
         for spec in budgets:
@@ -94,7 +99,19 @@ def main() -> None:
             ordered = len(known) == 3 and known[0] <= known[1] <= known[2]
             strict = ordered and (known[0] < known[1] or known[1] < known[2])
             verdict = "strict" if strict else "holds" if ordered else "FAILS"
-            table.add_row(level, str(spec), *(_fmt(v) for v in vals), verdict)
+            notes = []
+            for lo, hi in (("random", "fixed"), ("fixed", "adaptive"), ("random", "adaptive")):
+                a = box_scores.get((level, str(spec), lo), {})
+                b = box_scores.get((level, str(spec), hi), {})
+                common = sorted(set(a) & set(b))
+                diffs = [b[k] - a[k] for k in common]
+                if not diffs or sum(diffs) >= 0:
+                    continue
+                ci = bootstrap_ci(diffs, args.seed, "ladder", level, str(spec), lo, hi)
+                beyond = ci is not None and ci[1] < 0
+                shown = "-" if ci is None else f"[{ci[0]:+.3f}, {ci[1]:+.3f}]"
+                notes.append(f"{hi}<{lo} {shown} {'BEYOND noise' if beyond else 'within noise'}")
+            table.add_row(level, str(spec), *(_fmt(v) for v in vals), verdict, "; ".join(notes))
     console.print(table)
 
     kinds = Table(title=f"{args.category}: per kind")
@@ -103,7 +120,7 @@ def main() -> None:
     if args.category.upper() == "IPI":
         kinds.add_column("T_info", justify="right")
         for spec in budgets:
-            kinds.add_column(f"{spec} adaptive probes/pinned/solved", justify="right")
+            kinds.add_column(f"{spec} adaptive: probes/pinned/solved", justify="right")
         for (level, kind), cells in sorted(per_kind.items()):
             ts = t_info.get((level, kind), [])
             span = "-" if not ts else f"{min(ts)}" if min(ts) == max(ts) else f"{min(ts)}-{max(ts)}"
