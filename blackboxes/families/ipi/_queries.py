@@ -19,10 +19,10 @@ from blackboxes.puzzles import PuzzleError, PuzzleKind, get_puzzle
 from blackboxes.puzzles._base import params_key
 from oracle_bench.errors import InvalidQueryError
 
-__all__ = [
+__all__ = [  # noqa: RUF022 (plain sorted order, tests/test_layout.py)
     "MAX_QUERY_CHARS",
-    "U_TOP",
     "Triple",
+    "U_TOP",
     "aimed_probes",
     "check_triple",
     "edge_us",
@@ -209,7 +209,8 @@ def random_probe(
         letters = rng.choice([_LETTERS, "aeinorst", (secret or "") + "etaoin"])
         return "".join(rng.choice(letters) for _ in range(length))
     plausible = [secret] if secret is not None and rng.random() < 0.5 else []
-    return rng.choice(kind.candidate_probes(params, rng, 8, plausible))
+    pool = kind.candidate_probes(params, rng, 8, plausible) or kind.fixed_plan(params, 8)
+    return rng.choice(pool)
 
 
 def random_triple(kind: PuzzleKind, params: Mapping[str, Any], rng: random.Random) -> Triple:
