@@ -175,9 +175,10 @@ class GsiFamily(Family):
 
     Rule kinds are the level's (game, strategy kind) pairs (``blackboxes.games.pairs``);
     parameters are drawn uniformly from the kind's exact space, leaving out opponents
-    that play one action whatever happens. log2|H| is log2 of the kind's space (the
-    agents' prior, :meth:`agent_space`, mixes every kind of the level for the game, so
-    it is larger); one round reveals one of the game's opponent actions (|Y|).
+    that play one action whatever happens or against whom nobody scores. log2|H| is
+    log2 of the kind's space (the agents' prior, :meth:`agent_space`, mixes every kind
+    of the level for the game, so it is larger); one round reveals one of the game's
+    opponent actions (|Y|).
     """
 
     name: ClassVar[str] = "GSI"
@@ -248,6 +249,9 @@ class GsiFamily(Family):
 
     # -- interface -------------------------------------------------------------
     def interface_of(self, rule: Rule) -> dict[str, JSONValue]:
+        if not isinstance(rule.params.get("game"), str) or "settings" not in rule.params:
+            # An LLM-designed rule: the game episode scores against a trusted opponent.
+            raise FamilyError("a GSI box needs a trusted opponent (a game and its strategy)")
         return {
             "game": str(rule.params["game"]),
             "level": rule.level,
@@ -288,18 +292,23 @@ class GsiFamily(Family):
     def sample_rule(self, rng: random.Random, level: Level, kind: str | None = None) -> Rule:
         """Uniform kind unless given; the K settings (``Game.evaluation_settings``); then
         uniform parameters of the kind, redrawn while the opponent plays one action
-        whatever happens (a constant box)."""
+        whatever happens (a constant box) or no player can score against it (a box whose
+        every score is the optimum, 0)."""
         name = rng.choice(self.kinds(level)) if kind is None else kind
         game, strategy = split_kind(name, level)
         settings = game.evaluation_settings(rng, level, self.test_items)
         space = strategy.space(game, settings[0])
-        longest = max(settings, key=game.rounds)
+        shortest, longest = settings[0], max(settings, key=game.rounds)
         for _ in range(_SAMPLE_TRIES):
             params = space[rng.randrange(len(space))]
-            if not _plays_one_action(game, strategy, params, longest):
+            # Points never go negative, so what a player can win in the shortest game
+            # it can win in the longer ones.
+            if not _plays_one_action(game, strategy, params, longest) and (
+                best_response_value(game, shortest, strategy, params) > 0
+            ):
                 break
         else:  # pragma: no cover - every kind has many non-constant members
-            raise FamilyError(f"no non-constant {name} opponent found")
+            raise FamilyError(f"no {name} opponent that varies and can be beaten found")
         return self._rule(
             level,
             {
@@ -427,8 +436,12 @@ class GsiFamily(Family):
     # -- protocol --------------------------------------------------------------
     def task_intro(self, level: Level) -> str:
         """The game's full rules at each of the box's settings, and that the opponent
-        follows a fixed hidden strategy (never which)."""
+        follows a fixed hidden strategy (never which). The bare family, serving no box,
+        says only that."""
         self.kinds(level)
+        if self._served is None:
+            lead = _INTRO.split("\n\n")[0].replace("(below)", "(each box states its game's)")
+            return lead + "\n"
         game = self.game
         listing = "\n\n".join(
             f"Setting {i + 1} ({_settings_text(s)}): {game.rules_text(s)}"
@@ -459,6 +472,8 @@ class GsiFamily(Family):
             raise InvalidQueryError(f"a query must be text, got {type(text).__name__}")
         if len(text) > MAX_QUERY_CHARS:
             raise InvalidQueryError(f"a query is at most {MAX_QUERY_CHARS} characters")
+        if self._served is None:
+            raise InvalidQueryError("this GSI family serves no box: its game is not known")
         try:
             raw = json.loads(text.strip().strip("`"))
         except (json.JSONDecodeError, RecursionError):

@@ -112,7 +112,7 @@ def test_the_reference_is_the_librarys_opponent_drawing_by_inverse_cdf() -> None
         assert rule([s, [], u]) == expected
 
 
-def test_sampling_is_seeded_balanced_and_never_constant() -> None:
+def test_sampling_is_seeded_and_never_constant_nor_unbeatable() -> None:
     a = [GSI.sample_rule(random.Random(7), "hard").params for _ in range(3)]
     b = [GSI.sample_rule(random.Random(7), "hard").params for _ in range(3)]
     assert a == b
@@ -123,6 +123,13 @@ def test_sampling_is_seeded_balanced_and_never_constant() -> None:
         settings = rule.params["settings"]
         game = get_game("pd")
         assert len(settings) == 4 and settings == sorted(settings, key=game.rounds)
+    # Some bullet maps defend whenever the player could shoot: nobody scores against them.
+    lsd, bullet_map = get_game("lsd"), get_strategy("bullet_map")
+    for seed in range(40):
+        rule = GSI.sample_rule(random.Random(seed), "hard", "lsd/bullet_map")
+        params = tuple(rule.params["params"])
+        shortest = rule.params["settings"][0]
+        assert best_response_value(lsd, shortest, bullet_map, params) > 0
 
 
 def test_rule_from_params_round_trips_and_refuses_tampering() -> None:
@@ -286,3 +293,13 @@ def test_inputs_are_legal_fresh_and_edge_cases_come_first() -> None:
     assert served.exploration_plan("hard", 12) == served.exploration_plan("hard", 12)
     with pytest.raises(FamilyError):
         served.version_space("hard")
+
+
+def test_the_bare_family_serves_no_box_and_an_untrusted_rule_none() -> None:
+    assert "fixed hidden strategy" in GSI.task_intro("easy")
+    assert GSI.for_interface({}).task_intro("hard") == GSI.task_intro("hard")
+    with pytest.raises(InvalidQueryError):
+        GSI.parse_query("[{}, [], 0.5]")
+    designed = Rule(family="GSI", kind="designed", level="easy", params={}, description="", fn=str)
+    with pytest.raises(FamilyError, match="trusted opponent"):
+        GSI.interface_of(designed)
