@@ -175,13 +175,18 @@ class Wordle(DeterministicKind):
         return "G" * self._model(params).length
 
     def feedback_size(self, params: Params) -> int:
-        """The most distinct mark strings one listed word gets as a probe over H (exact).
+        """|Y| for T_info, never under the truth, so that T_info is never over-stated.
 
-        A probe may be any L letters, but the maximum over all 26^L strings is out of reach
-        for L >= 5 (a search over 26^L probes times |H| secrets); on the sampled L = 4
-        lists it equals the listed maximum (checked over all 26^4 strings). An unlisted
-        string may split a list more finely, so over all probes this is a lower bound."""
-        return self._model(params).feedback_size
+        A probe may be any L letters. At L = 4 the most distinct mark strings one probe
+        gets over H is exact: the listed maximum equals the maximum over all 26^4 strings
+        (checked). Beyond, that search is out of reach and an unlisted string may split a
+        list more finely, so the bound takes every mark string that can occur: 3^L less the
+        L strings with L - 1 greens and one yellow (the yellow's letter has no other place
+        to be), and at most |H| of them."""
+        m = self._model(params)
+        if m.length <= 4:
+            return m.feedback_size
+        return min(3**m.length - m.length, len(m.words))
 
     def feedback_values(self, params: Params, probe: str) -> list[str]:
         length = self._model(params).length
