@@ -25,7 +25,7 @@ from blackboxes.games import (
     best_response_value,
     get_game,
     get_strategy,
-    version_space,
+    mixture_space,
 )
 from evaluator.human import PlayIO
 from evaluator.kinds.game.human import HumanGameAgent
@@ -77,7 +77,7 @@ class Family:
         return self.strategy, self.params
 
     def agent_space(self, settings: Any) -> Any:
-        return version_space(self.game, self.strategy, settings)
+        return mixture_space(self.game, [self.strategy.name], settings)
 
 
 def _setup(game_name: str, kind: str, index: int = 0) -> tuple[Family, Env, Any]:
@@ -276,3 +276,27 @@ def test_a_person_plays_rounds_with_the_free_commands() -> None:
     assert [r.action for r in first[:2]] == ["rock", "paper"]
     assert any("legal" in s for s in shown)
     assert any(line.startswith("Round 1: you rock") for line in "\n".join(shown).splitlines())
+
+
+def test_fixed_and_random_play_evaluation_games_open_loop_and_adaptive_does_not() -> None:
+    """Tier 2 does not respond to feedback: whatever the opponent answers, a fixed or
+    random agent's evaluation play is the plan it made before the game."""
+    family, _, _ = _setup("rps", "copy_last")
+    settings = family.evaluation_settings[0]
+    legal = family.game.actions(family.game.initial_state(settings))
+
+    def evaluation(name: str, answers: str) -> list[str]:
+        agent = make_game_agent(name, GameAgentContext(family, "easy", rng_for(0, name)))
+        agent.start(GameBriefing("rules", (dict(settings),), 1, 1, "reset"))
+        agent.begin_setting(0, settings, "")
+        agent.begin_game("evaluate", 0, "")
+        played = []
+        for t in range(family.game.rounds(settings)):
+            action = agent.act("", legal)
+            played.append(action)
+            agent.observe(RoundResult(t + 1, action, answers, 0))
+        return played
+
+    for name in ("fixed", "random"):
+        assert evaluation(name, "rock") == evaluation(name, "paper")
+    assert evaluation("adaptive", "rock") != evaluation("adaptive", "paper")

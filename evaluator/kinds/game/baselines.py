@@ -2,14 +2,18 @@
 agents' prior over opponents (the family's ``agent_space``: every strategy kind of the
 box's level for its game, mixed by their marginal likelihood).
 
-All three observe every finished game into the space and play every evaluation game by
-the best response to the posterior, updated round by round within the game; they differ
-in how they explore:
+All three observe every finished game into the space; they differ in how they explore and
+whether their play responds to the opponent (ORACLE's tiers):
 
-- ``random``: uniformly random legal actions;
-- ``fixed``: the legal actions in turn (round t plays the (t mod n)-th), whatever happens;
-- ``adaptive``: the best response to the posterior already while exploring, which shows
-  the opponent's answers to the play that will matter.
+- ``random`` explores with uniformly random legal actions;
+- ``fixed`` explores with the legal actions in turn (round t plays the (t mod n)-th),
+  whatever happens;
+- both play an evaluation game open-loop: the optimal play against the posterior's most
+  probable opponent, planned before the game (the opponent's likeliest answers
+  simulated) and kept whatever the real opponent does (systematic, not adaptive);
+- ``adaptive`` plays the best response to the posterior, updated round by round, both
+  while exploring (which shows the opponent's answers to the play that will matter) and
+  in the evaluation games.
 """
 
 from __future__ import annotations
@@ -17,6 +21,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
+from blackboxes.games import best_response_policy, get_strategy
 from evaluator.kinds.game.protocol import (
     GameAgentContext,
     GameBriefing,
@@ -35,6 +40,7 @@ class _SpaceAgent:
         self.settings: dict[str, int] = {}
         self.history: list[tuple[str, str]] = []
         self.phase: Phase = "explore"
+        self.plan: list[str] = []
         self._notes: list[str] = []
 
     def start(self, briefing: GameBriefing) -> None:
@@ -46,12 +52,40 @@ class _SpaceAgent:
             self.space = self.ctx.family.agent_space(self.settings)
 
     def begin_game(self, phase: Phase, number: int, message: str) -> None:
-        self.phase, self.history = phase, []
+        self.phase, self.history, self.plan = phase, [], []
+        if phase == "evaluate" and not self.exploits():
+            self.plan = self.open_loop()
 
     def act(self, banner: str, legal: tuple[str, ...]) -> str:
-        if self.phase == "evaluate" or self.exploits():
+        if self.exploits():
             return str(self.space.best_response(self.settings, tuple(self.history)))
+        if self.phase == "evaluate":
+            t = len(self.history)
+            planned = self.plan[t] if t < len(self.plan) else legal[0]
+            return planned if planned in legal else legal[0]
         return self.explore(legal)
+
+    def open_loop(self) -> list[str]:
+        """The best play against the most probable opponent, as a fixed sequence: its
+        likeliest answers simulated (ties: the game's order)."""
+        top = self.space.top(1, self.settings)
+        if not top:
+            return []
+        kind, params, _ = top[0]
+        game = self.ctx.family.game
+        policy = best_response_policy(game, self.settings, get_strategy(kind), params)
+        opponent = policy.opponent
+        state, strat_state = game.initial_state(self.settings), opponent.initial()
+        order = game.alphabet(self.settings)
+        plan: list[str] = []
+        for t in range(game.rounds(self.settings)):
+            mine = policy.action(t, state, strat_state)
+            dist = opponent.distribution(strat_state, state)
+            theirs = max(dist, key=lambda b: (dist[b], -order.index(b)))
+            plan.append(mine)
+            strat_state = opponent.update(strat_state, mine, theirs)
+            state = game.resolve(state, mine, theirs).state
+        return plan
 
     def observe(self, result: RoundResult) -> None:
         self.history.append((result.action, result.opponent))
