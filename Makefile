@@ -1,5 +1,5 @@
 # Two entry points for a fresh machine with only Python and make:
-#   make demo   set up, generate small ERI, CRI, CII, PSI, IPI and DFA suites, evaluate the baselines
+#   make demo   set up, generate small ERI, CRI, CII, PSI, IPI, GSI and DFA suites, evaluate the baselines
 #   make test   set up with the dev tools and run the whole test suite
 PYTHON ?= python3
 VENV   ?= .venv
@@ -10,6 +10,7 @@ DEMO_CRI := suites/demo-CRI-hard
 DEMO_CII := suites/demo-CII-hard
 DEMO_PSI := suites/demo-PSI-hard
 DEMO_IPI := suites/demo-IPI-hard
+DEMO_GSI := suites/demo-GSI-easy
 
 .PHONY: demo test lint check bench clean
 
@@ -30,6 +31,8 @@ demo: $(BIN)/oracle-gen
 	$(BIN)/oracle-eval 2@1 --suite $(DEMO_PSI)
 	$(BIN)/oracle-gen --category IPI --level hard -n 8 --seed 0 --out $(DEMO_IPI)
 	$(BIN)/oracle-eval 5@1 --suite $(DEMO_IPI)
+	$(BIN)/oracle-gen --category GSI --level easy -n 8 --seed 0 --out $(DEMO_GSI)
+	$(BIN)/oracle-eval 1@1 --suite $(DEMO_GSI)
 	$(BIN)/oracle-gen --category DFA --states 2-9 -n 16 --seed 0 --out $(DEMO_DFA)
 	$(BIN)/oracle-eval --suite $(DEMO_DFA) --agent lstar --agent kv --agent ttt
 	@echo
