@@ -6,14 +6,14 @@ from __future__ import annotations
 import argparse
 from typing import Any
 
-from evaluator.kinds import Command, KindOption, all_kinds, command_options
+from evaluator.kinds import Command, KindOption, all_kinds, command_options, join_titles
 
 __all__ = ["add_kind_arguments", "given_options", "kind_help"]
 
 
 def _takers(option: KindOption) -> str:
     titles = [k.title for k in all_kinds() if any(o.name == option.name for o in k.options)]
-    return " and ".join(titles)
+    return join_titles(titles)
 
 
 def add_kind_arguments(parser: argparse.ArgumentParser, command: Command) -> None:

@@ -48,6 +48,7 @@ __all__ = [
     "check_options",
     "command_options",
     "get_kind",
+    "join_titles",
     "kind_for_family",
     "kind_for_suite",
     "kind_names",
@@ -159,8 +160,14 @@ def _article(word: str) -> str:
 
 
 def _titles(kinds: Iterable[EpisodeKind]) -> str:
-    titles = [k.title for k in kinds]
-    return " and ".join(titles) if len(titles) <= 2 else ", ".join(titles)
+    return join_titles([k.title for k in kinds])
+
+
+def join_titles(titles: list[str]) -> str:
+    """``a``, ``a and b``, ``a, b and c``."""
+    return (
+        " and ".join(titles) if len(titles) <= 2 else ", ".join(titles[:-1]) + f" and {titles[-1]}"
+    )
 
 
 def suite_subject(kind: EpisodeKind, family: str, name: str) -> str:

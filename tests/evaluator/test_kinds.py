@@ -118,7 +118,7 @@ def test_check_options_keeps_its_own_ignores_the_lenient_and_refuses_the_rest() 
     with pytest.raises(UsageError) as err:
         check_options(dfa, {"spec": "10@1", "feedback": "instant"}, subject=subject)
     assert str(err.value) == (
-        "d is a DFA suite: it takes no SPEC (TURNS@SHOTS; only game, puzzle, turn@shot "
+        "d is a DFA suite: it takes no SPEC (TURNS@SHOTS; only game, puzzle and turn@shot "
         "suites take one)"
     )
     with pytest.raises(UsageError) as err:
