@@ -302,7 +302,7 @@ class GsiFamily(Family):
         for _ in range(_SAMPLE_TRIES):
             params = space[rng.randrange(len(space))]
             # Points never go negative, so what a player can win in the shortest game
-            # it can win in the longer ones.
+            # it can win in the longer ones (and any Comparing Cards opponent is beatable).
             if not _plays_one_action(game, strategy, params, longest) and (
                 best_response_value(game, shortest, strategy, params) > 0
             ):
