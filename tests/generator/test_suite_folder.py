@@ -348,10 +348,10 @@ def test_a_hostile_candidate_is_rejected_in_seconds_with_the_testers_messages(
     start = time.monotonic()
     with pytest.raises(GenerationError, match="only 0 of 1 boxes"):
         # One CPU second per call (the default is 2): the tester still stops at its third
-        # timeout, in half the time.
-        generate_suite(
-            config, backend=_Coder(hostile={0: code}), limits=SandboxLimits(cpu_seconds=1)
-        )
+        # timeout, in half the time. A roomy wall clock: on a loaded machine the 100 MB
+        # answer must reach the output cap, not the parent's kill.
+        limits = SandboxLimits(cpu_seconds=1, wall_seconds=15.0)
+        generate_suite(config, backend=_Coder(hostile={0: code}), limits=limits)
     assert time.monotonic() - start < 30  # a generous bound: unbounded, this is minutes
     record = json.loads((out / "rejected" / "ERI-easy-0000.json").read_text())
     assert record["outcome"] == "rejected"
