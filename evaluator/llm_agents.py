@@ -50,6 +50,7 @@ from providers import (
     Reply,
     RetryHook,
     RetryPolicy,
+    ToolCall,
     ToolSpec,
     base_url_for,
     check_provider,
@@ -69,6 +70,7 @@ __all__ = [
     "assistant_message",
     "call_record",
     "check_llm_agent",
+    "deliver_owed",
     "is_llm_agent",
     "object_schema",
     "reply_problem",
@@ -332,3 +334,30 @@ def assistant_message(reply: Reply) -> ChatMessage:
         tool_calls=calls,
         reasoning_blocks=reply.reasoning_blocks,
     )
+
+
+def deliver_owed(
+    chat: Conversation,
+    text: str,
+    *,
+    pending: Sequence[str],
+    open_call: ToolCall | None,
+    open_note: str | None,
+    ignored: Sequence[tuple[str, str]],
+    placeholder: str,
+) -> None:
+    """Add what the next message owes the model, then ``text``: the result of the last
+    reply's usable call (the ``pending`` lines, after ``open_note`` when its arguments were
+    unusable; ``placeholder`` when nothing came back), an answer for every ignored call,
+    then a user message; without an open call the pending lines lead the user message."""
+    lines = list(pending)
+    if open_call is not None:
+        result = "\n".join(lines) or (open_note or placeholder)
+        if open_note is not None and lines:
+            result = f"{open_note}\n{result}"
+        chat.add(ChatMessage(role="tool", content=result, tool_call_id=open_call.id))
+        lines = []
+    for call_id, note in ignored:
+        chat.add(ChatMessage(role="tool", content=note, tool_call_id=call_id))
+    lines.append(text)
+    chat.add(ChatMessage(role="user", content="\n\n".join(x for x in lines if x)))

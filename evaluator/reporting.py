@@ -8,6 +8,7 @@ import io
 import math
 import statistics
 from collections.abc import Callable, Iterable, Mapping, Sequence
+from pathlib import Path
 from typing import Any, Literal, Protocol
 
 from pydantic import BaseModel, ConfigDict
@@ -15,6 +16,7 @@ from rich import box as rich_box
 from rich.table import Table
 
 from evaluator.usage import UsageTotals
+from oracle_bench.jsonio import atomic_write_text
 from oracle_bench.rng import rng_for
 
 __all__ = [
@@ -39,6 +41,7 @@ __all__ = [
     "usage_columns",
     "usage_line",
     "usage_table",
+    "write_files",
 ]
 
 BOOTSTRAP_RESAMPLES = 2000
@@ -306,3 +309,11 @@ def title_tail(seed: int, bootstrap_seed: int | None) -> str:
     """``seed 7``, or ``seed 7 · bootstrap seed 8`` when a report re-drew the intervals."""
     tail = f"seed {seed}"
     return tail if bootstrap_seed is None else f"{tail} · bootstrap seed {bootstrap_seed}"
+
+
+def write_files(out_dir: Path, files: Mapping[str, str]) -> list[Path]:
+    """Write each ``name: text`` of ``files`` atomically into ``out_dir``; their paths."""
+    out = Path(out_dir)
+    for name, text in files.items():
+        atomic_write_text(out / name, text)
+    return [out / name for name in files]

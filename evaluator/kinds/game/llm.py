@@ -27,11 +27,12 @@ from evaluator.llm_agents import (
     LlmAgentBase,
     LlmAgentSettings,
     assistant_message,
+    deliver_owed,
     object_schema,
     reply_problem,
 )
 from evaluator.usage import CallPhase
-from providers import ChatMessage, Reply, ToolCall, ToolSpec
+from providers import Reply, ToolCall, ToolSpec
 
 __all__ = ["ACTION_MARKER", "LlmGameAgent", "play_tool"]
 
@@ -123,19 +124,17 @@ class LlmGameAgent(LlmAgentBase):
         return self._chat
 
     def _deliver(self, text: str) -> None:
-        chat, lines = self.chat, list(self._pending)
-        self._pending = []
-        if self._open is not None:
-            result = "\n".join(lines) or (self._open_note or "played")
-            if self._open_note is not None and lines:
-                result = f"{self._open_note}\n{result}"
-            chat.add(ChatMessage(role="tool", content=result, tool_call_id=self._open.id))
-            lines = []
-        for call_id, note in self._ignored:
-            chat.add(ChatMessage(role="tool", content=note, tool_call_id=call_id))
-        self._open, self._open_note, self._ignored = None, None, []
-        lines.append(text)
-        chat.add(ChatMessage(role="user", content="\n\n".join(x for x in lines if x)))
+        """The results owed to the last reply (tool results first), then ``text``."""
+        deliver_owed(
+            self.chat,
+            text,
+            pending=self._pending,
+            open_call=self._open,
+            open_note=self._open_note,
+            ignored=self._ignored,
+            placeholder="played",
+        )
+        self._pending, self._open, self._open_note, self._ignored = [], None, None, []
 
     def _read(self, reply: Reply) -> str | None:
         self.chat.add(assistant_message(reply))

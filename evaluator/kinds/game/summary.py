@@ -28,6 +28,7 @@ from evaluator.reporting import (
     ALL_LEVELS,
     BOOTSTRAP_RESAMPLES,
     FAILED_HEADER,
+    UsageColumns,
     ci_text,
     failed_cell,
     fmean_finite,
@@ -41,9 +42,10 @@ from evaluator.reporting import (
     title_tail,
     usage_columns,
     usage_table,
+    write_files,
 )
 from evaluator.usage import UsageTotals
-from oracle_bench.jsonio import atomic_write_text, canonical_json
+from oracle_bench.jsonio import canonical_json
 
 __all__ = [
     "GAME_LEGEND",
@@ -60,15 +62,7 @@ class _Model(BaseModel):
     model_config = ConfigDict(extra="forbid", frozen=True)
 
 
-class _Usage(_Model):
-    tokens_mean: float | None = None
-    cost_usd_mean: float | None = None
-    cost_usd_total: float | None = None
-    llm_calls_mean: float | None = None
-    retries_total: int = 0
-
-
-class GameBoxRow(_Usage):
+class GameBoxRow(UsageColumns):
     box_id: str
     family: str
     level: str
@@ -92,7 +86,7 @@ class GameBoxRow(_Usage):
     errors: list[str]
 
 
-class GameGroupRow(_Usage):
+class GameGroupRow(UsageColumns):
     """One family x level x agent (level ``all``: every level), or with ``rule_kind`` set
     one strategy kind x agent."""
 
@@ -301,9 +295,7 @@ def write_game_summary(summary: GameSummary, out_dir: Path) -> list[Path]:
         "summary.csv": rows_csv(GameGroupRow, rows, _columns(summary)),
         "boxes.csv": rows_csv(GameBoxRow, summary.boxes, _columns(summary)),
     }
-    for name, text in files.items():
-        atomic_write_text(out / name, text)
-    return [out / name for name in files]
+    return write_files(out, files)
 
 
 def _table(title: str, rows: Sequence[GameGroupRow], label: str | None = None) -> Table:

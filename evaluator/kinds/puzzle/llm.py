@@ -30,11 +30,12 @@ from evaluator.llm_agents import (
     LlmAgentBase,
     LlmAgentSettings,
     assistant_message,
+    deliver_owed,
     object_schema,
     reply_problem,
 )
 from evaluator.usage import CallPhase
-from providers import ChatMessage, Reply, ToolCall, ToolSpec
+from providers import Reply, ToolCall, ToolSpec
 
 __all__ = ["ANSWER_MARKER", "PROBE_MARKER", "LlmPuzzleAgent", "puzzle_tools"]
 
@@ -130,21 +131,16 @@ class LlmPuzzleAgent(LlmAgentBase):
 
     def _deliver(self, text: str) -> None:
         """The results owed to the last reply (tool results first), then ``text``."""
-        chat, lines = self.chat, list(self._pending)
-        self._pending = []
-        if self._open is not None:
-            result = "\n".join(lines) or (
-                self._open_note or "recorded; its feedback comes after the last probe turn"
-            )
-            if self._open_note is not None and lines:
-                result = f"{self._open_note}\n{result}"
-            chat.add(ChatMessage(role="tool", content=result, tool_call_id=self._open.id))
-            lines = []
-        for call_id, note in self._ignored:
-            chat.add(ChatMessage(role="tool", content=note, tool_call_id=call_id))
-        self._open, self._open_note, self._ignored = None, None, []
-        lines.append(text)
-        chat.add(ChatMessage(role="user", content="\n\n".join(x for x in lines if x)))
+        deliver_owed(
+            self.chat,
+            text,
+            pending=self._pending,
+            open_call=self._open,
+            open_note=self._open_note,
+            ignored=self._ignored,
+            placeholder="recorded; its feedback comes after the last probe turn",
+        )
+        self._pending, self._open, self._open_note, self._ignored = [], None, None, []
 
     def _act(
         self, prompt: str, allowed: tuple[Action, ...], phase: CallPhase

@@ -32,6 +32,7 @@ from evaluator.reporting import (
     ALL_LEVELS,
     BOOTSTRAP_RESAMPLES,
     FAILED_HEADER,
+    UsageColumns,
     ci_text,
     failed_cell,
     fmean_finite,
@@ -45,9 +46,10 @@ from evaluator.reporting import (
     title_tail,
     usage_columns,
     usage_table,
+    write_files,
 )
 from evaluator.usage import UsageTotals
-from oracle_bench.jsonio import atomic_write_text, canonical_json
+from oracle_bench.jsonio import canonical_json
 
 __all__ = [
     "PUZZLE_LEGEND",
@@ -65,15 +67,7 @@ class _Model(BaseModel):
     model_config = ConfigDict(extra="forbid", frozen=True)
 
 
-class _Usage(_Model):
-    tokens_mean: float | None = None
-    cost_usd_mean: float | None = None
-    cost_usd_total: float | None = None
-    llm_calls_mean: float | None = None
-    retries_total: int = 0
-
-
-class PuzzleBoxRow(_Usage):
+class PuzzleBoxRow(UsageColumns):
     box_id: str
     family: str
     level: str
@@ -102,7 +96,7 @@ class PuzzleBoxRow(_Usage):
     errors: list[str]
 
 
-class PuzzleGroupRow(_Usage):
+class PuzzleGroupRow(UsageColumns):
     """One family x level x agent (level ``all``: every level), or with ``rule_kind`` set
     one puzzle x agent."""
 
@@ -370,9 +364,7 @@ def write_puzzle_summary(summary: PuzzleSummary, out_dir: Path) -> list[Path]:
         "summary.csv": rows_csv(PuzzleGroupRow, rows, _columns(summary)),
         "boxes.csv": rows_csv(PuzzleBoxRow, summary.boxes, _columns(summary)),
     }
-    for name, text in files.items():
-        atomic_write_text(out / name, text)
-    return [out / name for name in files]
+    return write_files(out, files)
 
 
 def _table(title: str, rows: Sequence[PuzzleGroupRow], label: str | None = None) -> Table:
