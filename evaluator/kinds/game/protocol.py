@@ -23,6 +23,7 @@ import logging
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from fractions import Fraction
+from functools import lru_cache
 from typing import Any, Literal, Protocol
 
 from blackboxes.games import (
@@ -186,6 +187,18 @@ class GameEpisodeContext:
     repetition: int = 0
 
 
+@lru_cache(maxsize=256)
+def _references(
+    game: Game, settings: tuple[tuple[str, int], ...], strategy: Strategy, params: Params
+) -> tuple[Fraction, float, Fraction]:
+    """(optimum, security value, uniform play's expectation) of one setting: the same for
+    every agent and repetition of a box, so computed once per process."""
+    items = dict(settings)
+    optimum = best_response_value(game, items, strategy, params)
+    uniform = expected_score(game, items, strategy, params, uniform_policy(game))
+    return optimum, security_value(game, items), uniform
+
+
 def _settings_text(settings: Mapping[str, int]) -> str:
     return ", ".join(f"{k} {v}" for k, v in sorted(settings.items()))
 
@@ -266,11 +279,10 @@ class _Episode:
         strategy, params = self.family.true_opponent(self.box.hidden)
         for k, raw in enumerate(self.family.evaluation_settings):
             settings = self.game.settings(raw)
-            optimum = best_response_value(self.game, settings, strategy, params)
-            uniform = expected_score(
-                self.game, settings, strategy, params, uniform_policy(self.game)
+            optimum, security, uniform = _references(
+                self.game, tuple(sorted(settings.items())), strategy, params
             )
-            setting = _Setting(k, settings, optimum, security_value(self.game, settings), uniform)
+            setting = _Setting(k, settings, optimum, security, uniform)
             self.current = setting
             self.agent.begin_setting(
                 k,

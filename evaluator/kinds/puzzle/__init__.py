@@ -6,10 +6,9 @@ fixed, adaptive), ``llm`` and ``human`` (an LLM and a person as agents)."""
 from __future__ import annotations
 
 from evaluator.kinds.puzzle._kind import (
-    CONTEXTS,
     PuzzleEpisodeKind,
     PuzzleReport,
     PuzzleSettings,
 )
 
-__all__ = ["CONTEXTS", "PuzzleEpisodeKind", "PuzzleReport", "PuzzleSettings"]
+__all__ = ["PuzzleEpisodeKind", "PuzzleReport", "PuzzleSettings"]

@@ -27,7 +27,6 @@ from evaluator.spec import (
     parse_context,
     parse_feedback,
 )
-from evaluator.spec import CONTEXTS as _CONTEXTS
 from oracle_bench.errors import UsageError
 
 if TYPE_CHECKING:
@@ -37,9 +36,7 @@ if TYPE_CHECKING:
     from evaluator.kinds.puzzle.summary import PuzzleSummary
     from evaluator.kinds.puzzle.trajectory import PuzzleTrajectory
 
-__all__ = ["CONTEXTS", "PuzzleEpisodeKind", "PuzzleReport", "PuzzleSettings"]
-
-CONTEXTS = _CONTEXTS
+__all__ = ["PuzzleEpisodeKind", "PuzzleReport", "PuzzleSettings"]
 
 
 @dataclass(frozen=True)
