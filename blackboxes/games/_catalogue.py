@@ -1,9 +1,12 @@
 """Which (game, strategy kind) pairs a suite draws at each level.
 
 Easy pairs: short cycles, copies and beats of the last move, small mixed subsets, the
-classic prisoner's dilemma replies. Hard pairs: reactive maps, frequency counting,
-win-stay lose-shift, triggers, patient shooters and bullet maps, card piles and the
-median-first adaptive order (ORACLE's hard GSI boxes are of these kinds).
+classic prisoner's dilemma replies, and the small-memory kinds one exploration game
+reveals to any player (win-stay lose-shift, frequency counting in the 2- and 3-action
+games). Hard pairs: what one blind game does not reveal: reactive maps of the last
+move and of the last two, wary cycles that change once beaten, triggers, patient
+shooters and bullet maps, card piles and the median-first adaptive order (ORACLE's
+hard GSI boxes are of these kinds).
 """
 
 from __future__ import annotations
@@ -38,27 +41,35 @@ LEVEL_PAIRS: Mapping[str, tuple[tuple[str, str], ...]] = {
         ("lsd_scout", "cycle"),
         ("cards", "cheap_beat"),
         ("cards", "copy_card"),
+        ("rps", "pavlov"),
+        ("rps", "frequency"),
+        ("anti_rps", "frequency"),
+        ("pennies", "frequency"),
+        ("pennies", "pavlov"),
+        ("pd", "pavlov"),
     ),
     "hard": (
         ("rps", "reactive"),
-        ("rps", "pavlov"),
-        ("rps", "frequency"),
+        ("rps", "reactive_pair"),
+        ("rps", "wary"),
         ("rps", "trigger"),
         ("rps7", "reactive"),
         ("rps7", "frequency"),
         ("rps7", "pavlov"),
         ("rps7", "trigger"),
+        ("rps7", "wary"),
         ("rps7", "mixed_weights"),
         ("rps7", "cycle"),
         ("anti_rps", "reactive"),
-        ("anti_rps", "frequency"),
-        ("pennies", "frequency"),
-        ("pennies", "pavlov"),
+        ("anti_rps", "reactive_pair"),
+        ("anti_rps", "wary"),
         ("pennies", "reactive"),
         ("pennies", "trigger"),
-        ("pd", "pavlov"),
+        ("pennies", "reactive_pair"),
+        ("pennies", "wary"),
         ("pd", "reactive"),
         ("pd", "copy_two_back"),
+        ("pd", "reactive_pair"),
         ("pd", "mixed_weights"),
         ("lsd", "patient"),
         ("lsd", "bullet_map"),

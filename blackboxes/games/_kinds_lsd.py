@@ -5,7 +5,7 @@ from __future__ import annotations
 import itertools
 from collections.abc import Mapping, Sequence
 from fractions import Fraction
-from typing import cast
+from typing import Any, cast
 
 from blackboxes.games._base import Game, GameState
 from blackboxes.games._lsd import Bullets, _BulletGame
@@ -51,6 +51,9 @@ class Patient(Strategy):
         cap = game.settings(settings)["max_bullets"]
         sizes = (1,) if game.name == "lsd" else tuple(x for x in (1, 2) if x <= cap)
         return list(itertools.product(range(7), sizes))
+
+    def template_context(self, game: Game, params: Params) -> dict[str, Any]:
+        return {"shot": cast(_BulletGame, game).shot(params[1])}
 
     def describe(self, game: Game, params: Params) -> str:
         m, x = params

@@ -6,6 +6,7 @@ from __future__ import annotations
 import itertools
 from collections.abc import Mapping, Sequence
 from fractions import Fraction
+from typing import Any
 
 from blackboxes.games._base import Game, GameState
 from blackboxes.games._strategy import (
@@ -99,6 +100,9 @@ class MixedWeights(_Stationary):
             edges = (-1, *bars, WEIGHT_GRID + k - 1)
             out.append(tuple(edges[i + 1] - edges[i] - 1 for i in range(k)))
         return sorted(out, reverse=True)
+
+    def template_context(self, game: Game, params: Params) -> dict[str, Any]:
+        return {"grid": WEIGHT_GRID}
 
     def describe(self, game: Game, params: Params) -> str:
         order = game.alphabet(game.defaults)

@@ -32,8 +32,10 @@ __all__ = [
     "Frequency",
     "Pavlov",
     "Reactive",
+    "ReactivePair",
     "Tour",
     "Trigger",
+    "Wary",
 ]
 
 _ORDINALS = ("first", "second", "third", "fourth", "fifth", "sixth")
@@ -361,6 +363,10 @@ class Reactive(FactorisedKind):
     def action_of(self, game: Game, game_state: GameState, value: Any) -> str:
         return game.substitute(game_state, value)
 
+    def template_context(self, game: Game, params: Params) -> dict[str, Any]:
+        order = game.alphabet(game.defaults)
+        return {"reply": dict(zip(order, params[1:], strict=True))}
+
     def describe(self, game: Game, params: Params) -> str:
         order = game.alphabet(game.defaults)
         pairs = "; ".join(f"after {a}, {b}" for a, b in zip(order, params[1:], strict=True))
@@ -385,6 +391,82 @@ class Reactive(FactorisedKind):
     ) -> dict[str, Fraction]:
         wanted = op.params[self.component(op.game, op.settings, history)]
         return one(op.game.substitute(game_state, wanted))
+
+
+PAIR_MEMORY_ACTIONS = 3
+"""Most actions a game may have for ``reactive_pair`` (its map has n*n entries)."""
+
+
+@register_strategy
+class ReactivePair(FactorisedKind):
+    """Plays ``first``, then ``second``, then a fixed function of the player's last two
+    actions (any map (action before last, last action) -> action): a reactive map with a
+    two-move memory, whose n*n replies one sweep of single moves does not reveal.
+
+    Params: (first, second, reply to (a1, a1), (a1, a2), ..., (an, an)), pairs in the
+    game's order, the older move most significant.
+    """
+
+    name = "reactive_pair"
+    title = "reactive map of the last two moves"
+
+    def applies(self, game: Game) -> bool:
+        return game.stateless and len(game.alphabet(game.defaults)) <= PAIR_MEMORY_ACTIONS
+
+    def domains(self, game: Game, settings: Mapping[str, int]) -> tuple[tuple[Any, ...], ...]:
+        order = game.alphabet(settings)
+        return (order, order, *([order] * (len(order) ** 2)))
+
+    def component(self, game: Game, settings: Mapping[str, int], history: History) -> int:
+        if len(history) < 2:
+            return len(history)
+        order = game.alphabet(settings)
+        return 2 + len(order) * order.index(history[-2][0]) + order.index(history[-1][0])
+
+    def action_of(self, game: Game, game_state: GameState, value: Any) -> str:
+        return str(value)
+
+    def template_context(self, game: Game, params: Params) -> dict[str, Any]:
+        order = game.alphabet(game.defaults)
+        n = len(order)
+        table = {
+            a: {b: params[2 + n * i + j] for j, b in enumerate(order)} for i, a in enumerate(order)
+        }
+        return {"reply": table}
+
+    def describe(self, game: Game, params: Params) -> str:
+        order = game.alphabet(game.defaults)
+        replies = "; ".join(
+            f"after {a} then {b}, {r}"
+            for (a, b), r in zip(itertools.product(order, order), params[2:], strict=True)
+        )
+        return (
+            f"plays {params[0]} first and {params[1]} second, then answers the player's last "
+            f"two actions (the one before last, then the last): {replies}"
+        )
+
+    def initial(self, op: Opponent) -> StratState:
+        return ()
+
+    def distribution(
+        self, op: Opponent, strat_state: StratState, game_state: GameState
+    ) -> dict[str, Fraction]:
+        # The state is the player's last (at most two) moves as indices in the game's order.
+        seen = cast(tuple[int, ...], strat_state)
+        if len(seen) < 2:
+            return one(op.params[len(seen)])
+        return one(op.params[2 + len(_order(op)) * seen[0] + seen[1]])
+
+    def update(
+        self, op: Opponent, strat_state: StratState, player_action: str, opp_action: str
+    ) -> StratState:
+        seen = cast(tuple[int, ...], strat_state)
+        return (*seen, _order(op).index(player_action))[-2:]
+
+    def reference(
+        self, op: Opponent, history: History, game_state: GameState
+    ) -> dict[str, Fraction]:
+        return one(op.params[self.component(op.game, op.settings, history)])
 
 
 @register_strategy
@@ -490,3 +572,96 @@ class Trigger(Strategy):
     ) -> dict[str, Fraction]:
         fired = any(a == op.params[1] for a, _ in history)
         return one(op.params[2] if fired else op.params[0])
+
+
+def _player_won(game: Game, mine: str, theirs: str) -> bool:
+    outcome = game.resolve((), mine, theirs)
+    return outcome.player_points > outcome.opp_points
+
+
+WARY_PATIENCE = (3, 4, 5, 6)
+"""How many lost rounds a ``wary`` opponent takes before it changes its play."""
+
+
+@register_strategy
+class Wary(Strategy):
+    """Plays a fixed cycle until the player has won ``patience`` rounds, then, for the
+    rest of the game, answers the player's previous action with the action ``shift``
+    places after it in the game's order (wrapping around; 0 copies it). Play that
+    exploits the cycle sets it off; play that explores blindly rarely does.
+
+    Params: (cycle, patience, shift); the cycle is primitive, at most 3 long in games
+    of 2 or 3 actions and 2 long in RPS-7.
+    """
+
+    name = "wary"
+    title = "wary cycle"
+
+    def applies(self, game: Game) -> bool:
+        return _win_lose(game)
+
+    def space(self, game: Game, settings: Mapping[str, int]) -> Sequence[Params]:
+        order = game.alphabet(settings)
+        longest = 3 if len(order) <= 3 else 2
+        cycles = [
+            word
+            for length in range(1, longest + 1)
+            for word in itertools.product(order, repeat=length)
+            if _primitive(word)
+        ]
+        return list(itertools.product(cycles, WARY_PATIENCE, range(len(order))))
+
+    def describe(self, game: Game, params: Params) -> str:
+        cycle, patience, shift = params
+        order = game.alphabet(game.defaults)
+        then = (
+            "repeats the player's previous action"
+            if shift == 0
+            else f"plays the action {shift} place(s) after the player's previous action in "
+            f"the order {_listing(order)} (wrapping around)"
+        )
+        return (
+            f"cycles through {_listing(cycle)} until the player has won {patience} rounds, "
+            f"then, for the rest of the game, {then}"
+        )
+
+    def template_context(self, game: Game, params: Params) -> dict[str, Any]:
+        order = game.alphabet(game.defaults)
+        return {"won": {a: {b: int(_player_won(game, a, b)) for b in order} for a in order}}
+
+    def _after(self, op: Opponent, last: str) -> dict[str, Fraction]:
+        order = _order(op)
+        return one(order[(order.index(last) + op.params[2]) % len(order)])
+
+    def initial(self, op: Opponent) -> StratState:
+        return (0, 0, None)
+
+    def memo_key(self, op: Opponent, strat_state: StratState, rounds_left: int) -> Hashable:
+        # Once set off only the player's last move matters; before, never.
+        pos, wins, last = cast(tuple[int, int, str | None], strat_state)
+        return ("after", last) if wins >= op.params[1] else (pos, wins)
+
+    def distribution(
+        self, op: Opponent, strat_state: StratState, game_state: GameState
+    ) -> dict[str, Fraction]:
+        # (rounds played mod the cycle, player's wins capped at patience, player's last).
+        pos, wins, last = cast(tuple[int, int, str | None], strat_state)
+        if wins >= op.params[1] and last is not None:
+            return self._after(op, last)
+        return one(op.params[0][pos])
+
+    def update(
+        self, op: Opponent, strat_state: StratState, player_action: str, opp_action: str
+    ) -> StratState:
+        pos, wins, _ = cast(tuple[int, int, str | None], strat_state)
+        won = _player_won(op.game, player_action, opp_action)
+        return ((pos + 1) % len(op.params[0]), min(op.params[1], wins + won), player_action)
+
+    def reference(
+        self, op: Opponent, history: History, game_state: GameState
+    ) -> dict[str, Fraction]:
+        cycle, patience = op.params[0], op.params[1]
+        wins = sum(_player_won(op.game, a, b) for a, b in history)
+        if wins >= patience:
+            return self._after(op, history[-1][0])
+        return one(cycle[len(history) % len(cycle)])

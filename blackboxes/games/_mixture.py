@@ -25,6 +25,7 @@ from blackboxes.games._space import (
     Horizon,
     StrategySpace,
     _walk,
+    entropy,
     version_space,
 )
 from blackboxes.games._strategy import History, Params, Strategy, get_strategy, params_from_json
@@ -237,6 +238,30 @@ class MixtureSpace:
                     ZERO,
                 )
         return max(actions, key=lambda a: (scores[a], -actions.index(a)))
+
+    def information(self, settings: Mapping[str, int], history: History) -> dict[str, float]:
+        """For each legal player action now, the expected information (bits) the
+        opponent's replies this round and next would give about which opponent it is,
+        were the player to play it: the mutual information between the opponent (kind
+        and parameters, under the posterior given also ``history``) and that pair of
+        replies. A move that steers the opponent into a reply still unknown scores
+        high; one whose answer every candidate agrees on scores 0. Empty when no
+        opponent explains ``history``."""
+        checked = self.game.settings(settings)
+        weights = self.kind_weights(checked, history)
+        joints: dict[str, dict[tuple[str, str], float]] = {}
+        noise: dict[str, float] = {}
+        for c, name in zip(self.components, self.kinds, strict=True):
+            w = float(weights.get(name, ZERO))
+            if not w:
+                continue
+            for a, (joint, own) in c.outlook(checked, history).items():
+                into = joints.setdefault(a, {})
+                for key, p in joint.items():
+                    into[key] = into.get(key, 0.0) + w * p
+                noise[a] = noise.get(a, 0.0) + w * own
+        # Rounded so that float noise never decides between equally informative moves.
+        return {a: round(max(0.0, entropy(j) - noise[a]), 9) for a, j in joints.items()}
 
     def _solver(self, kind: str, settings: Mapping[str, int], params: Params) -> BestResponse:
         key = (kind, params, _items(settings))

@@ -52,6 +52,20 @@ values (``horizon="game"``); with more it falls back to the one-round best reply
 Horizon = Literal["round", "game"]
 ZERO = Fraction(0)
 
+Outlook = dict[str, tuple[dict[tuple[str, str], float], float]]
+"""Per player action ``a`` this round: the distribution of (the opponent's reply this
+round, its reply next round) were the player to play ``a``, and the expected entropy
+(bits) of that pair under a single candidate (0 for a deterministic kind)."""
+
+
+def entropy(dist: Mapping[Any, float]) -> float:
+    """Shannon entropy in bits of a distribution given as probabilities."""
+    return -sum(p * math.log2(p) for p in dist.values() if p > 0)
+
+
+def _add(into: dict[tuple[str, str], float], key: tuple[str, str], p: float) -> None:
+    into[key] = into.get(key, 0.0) + p
+
 
 @dataclass(frozen=True)
 class _Walk:
@@ -110,6 +124,13 @@ class StrategySpace(ABC):
         """The posterior predictive of the opponent's next action after ``history`` in the
         current game; empty when no parameter explains ``history``."""
 
+    @abstractmethod
+    def outlook(self, settings: Mapping[str, int], history: History) -> Outlook:
+        """For each legal player action now, what the opponent's replies this round and
+        next would be under the posterior given also ``history`` (see :data:`Outlook`);
+        empty when no parameter explains ``history``. What an explorer weighs: how much a
+        move would tell about the opponent."""
+
     def log2_count(self) -> float:
         """log2 of :meth:`count` (``-inf`` for an empty space)."""
         n = self.count()
@@ -162,15 +183,20 @@ class StrategySpace(ABC):
 
 
 def _likelihood(op: Opponent, walk: _Walk, history: History) -> Fraction:
+    return _replayed(op, walk, history)[0]
+
+
+def _replayed(op: Opponent, walk: _Walk, history: History) -> tuple[Fraction, Any]:
+    """The likelihood of ``history`` under ``op`` and its strategy state after it."""
     strat_state = op.initial()
     weight = Fraction(1)
     for (a, b), state in zip(history, walk.states, strict=False):
         p = op.distribution(strat_state, state).get(b)
         if not p:
-            return ZERO
+            return ZERO, strat_state
         weight *= p
         strat_state = op.update(strat_state, a, b)
-    return weight
+    return weight, strat_state
 
 
 class ExplicitSpace(StrategySpace):
@@ -227,6 +253,39 @@ class ExplicitSpace(StrategySpace):
             return None
         total = sum(w for _, w, _ in weighted)
         return [(p, w / total) for p, w, _ in weighted]
+
+    def outlook(self, settings: Mapping[str, int], history: History) -> Outlook:
+        checked = self.game.settings(settings)
+        walk = _walk(self.game, checked, history)
+        state = walk.states[-1]
+        actions = self.game.actions(state)
+        joints: dict[str, dict[tuple[str, str], float]] = {a: {} for a in actions}
+        noise = dict.fromkeys(actions, 0.0)
+        total = 0.0
+        for params, weight in self.weights:
+            op = self.opponent(checked, params)
+            likelihood, strat_state = _replayed(op, walk, history)
+            w = float(weight * likelihood)
+            if not w:
+                continue
+            total += w
+            now = op.distribution(strat_state, state)
+            for a in actions:
+                own: dict[tuple[str, str], float] = {}
+                for b, pb in now.items():
+                    after = self.game.resolve(state, a, b).state
+                    following = op.distribution(op.update(strat_state, a, b), after)
+                    for n, pn in following.items():
+                        own[(b, n)] = float(pb * pn)
+                for key, p in own.items():
+                    _add(joints[a], key, w * p)
+                if op.mixed:
+                    noise[a] += w * entropy(own)
+        if not total:
+            return {}
+        return {
+            a: ({k: p / total for k, p in joints[a].items()}, noise[a] / total) for a in actions
+        }
 
     def predictive(self, settings: Mapping[str, int], history: History) -> dict[str, Fraction]:
         checked = self.game.settings(settings)
@@ -304,6 +363,29 @@ class FactorisedSpace(StrategySpace):
             b = self.kind.action_of(self.game, state, v)
             mix[b] = mix.get(b, ZERO) + Fraction(1, len(values))
         return mix
+
+    def outlook(self, settings: Mapping[str, int], history: History) -> Outlook:
+        # Uniform over each component's allowed values, independently; this round's reply
+        # and the next come from one component's value when they share it.
+        checked = self.game.settings(settings)
+        state = _walk(self.game, checked, history).states[-1]
+        allowed = self._narrowed(checked, history)
+        if not all(allowed):
+            return {}
+        now = self.kind.component(self.game, checked, history)
+        out: Outlook = {}
+        for a in self.game.actions(state):
+            joint: dict[tuple[str, str], float] = {}
+            for v in allowed[now]:
+                b = self.kind.action_of(self.game, state, v)
+                after = self.game.resolve(state, a, b).state
+                nxt = self.kind.component(self.game, checked, (*history, (a, b)))
+                values = (v,) if nxt == now else allowed[nxt]
+                p = 1.0 / (len(allowed[now]) * len(values))
+                for v1 in values:
+                    _add(joint, (b, self.kind.action_of(self.game, after, v1)), p)
+            out[a] = (joint, 0.0)
+        return out
 
 
 def version_space(game: Game, strategy: Strategy, settings: Mapping[str, int]) -> StrategySpace:

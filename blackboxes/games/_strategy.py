@@ -176,6 +176,11 @@ class Strategy(ABC):
     def describe(self, game: Game, params: Params) -> str:
         """A neutral description of the opponent (owner-side, never shown to agents)."""
 
+    def template_context(self, game: Game, params: Params) -> dict[str, Any]:
+        """Extra values the kind's box-code template needs beyond its parameters (a
+        reply table, a shot's name); none by default."""
+        return {}
+
     def memo_key(self, op: Opponent, strat_state: StratState, rounds_left: int) -> Hashable:
         """A key equal for strategy states that play alike for the ``rounds_left`` rounds
         still to come (the solvers' memo; the round number is in the key beside it)."""

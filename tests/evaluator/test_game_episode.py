@@ -9,6 +9,7 @@ GSI family.
 
 from __future__ import annotations
 
+import itertools
 import json
 from fractions import Fraction
 from pathlib import Path
@@ -28,6 +29,7 @@ from blackboxes.games import (
     mixture_space,
 )
 from evaluator.human import PlayIO
+from evaluator.kinds.game.baselines import sweep
 from evaluator.kinds.game.human import HumanGameAgent
 from evaluator.kinds.game.llm import LlmGameAgent
 from evaluator.kinds.game.protocol import (
@@ -108,10 +110,11 @@ def play(
     name: str = "x",
     move: Any = None,
     index: int = 0,
+    context: Any = "reset",
 ) -> GameTrajectory:
     family, env, box = _setup(game, kind, index)
     env.move = move
-    ctx = GameEpisodeContext(suite="s", agent_name=name, spec=spec)
+    ctx = GameEpisodeContext(suite="s", agent_name=name, spec=spec, context=context)
     return run_game_episode(box, family, agent, env, ctx)
 
 
@@ -300,3 +303,65 @@ def test_fixed_and_random_play_evaluation_games_open_loop_and_adaptive_does_not(
     for name in ("fixed", "random"):
         assert evaluation(name, "rock") == evaluation(name, "paper")
     assert evaluation("adaptive", "rock") != evaluation("adaptive", "paper")
+
+
+@pytest.mark.parametrize("n", range(1, 8))
+def test_the_fixed_sweep_tours_every_action_then_holds_every_pair_once(n: int) -> None:
+    walk = sweep(n)
+    assert walk[:n] == list(range(n)) and len(walk) == n * n + 1 and walk[-1] == walk[0]
+    pairs = list(itertools.pairwise(walk))
+    assert sorted(pairs) == [(i, j) for i in range(n) for j in range(n)]
+
+
+def test_fixed_exploration_is_the_sweep_over_the_games_actions() -> None:
+    traj = play(baseline("fixed", "rps7", "cycle"), "rps7", "cycle")
+    order = get_game("rps7").alphabet({})
+    first = traj.settings_played[0].exploration[0].rounds
+    assert [r.action for r in first] == [order[i] for i in sweep(7)[: len(first)]]
+
+
+@pytest.mark.parametrize(("context", "fresh"), [("reset", True), ("keep", False)])
+def test_baselines_forget_earlier_settings_only_when_the_context_resets(
+    context: str, fresh: bool
+) -> None:
+    family, _, _ = _setup("rps", "cycle", index=40)
+    prior = family.agent_space(family.evaluation_settings[0]).count()
+    agent = baseline("fixed", "rps", "cycle", index=40)
+    spaces = []
+    agent.begin_setting = _recording(agent.begin_setting, lambda: spaces.append(agent.space))
+    play(agent, "rps", "cycle", index=40, spec=TurnShot(1, 1), context=context)
+    assert len(spaces) == 2 and spaces[0].count() == prior
+    assert (spaces[1].count() == prior) is fresh
+
+
+def _recording(method: Any, after: Any) -> Any:
+    def wrapped(*args: Any) -> Any:
+        result = method(*args)
+        after()
+        return result
+
+    return wrapped
+
+
+def test_adaptive_exploration_sets_off_a_wary_opponent_that_blind_play_misses() -> None:
+    """Cycle rock, paper, scissors; after 3 player wins it plays the action two after the
+    player's previous one (games of 6 and 8 rounds). The sweep wins too rarely to set it
+    off, so its open-loop evaluation play keeps beating a cycle that is gone; the
+    adaptive explorer wins on purpose and, in the 8-round game, sees the change in time
+    to play the optimum."""
+    params = (("rock", "paper", "scissors"), 3, 2)
+    family, _, _ = _setup("rps", "wary")
+    index = list(get_strategy("wary").space(family.game, {"rounds": 8})).index(params)
+    played = {
+        name: play(baseline(name, "rps", "wary", index), "rps", "wary", index=index)
+        for name in ("fixed", "adaptive")
+    }
+    wins = {
+        name: [sum(r.points for r in s.exploration[0].rounds) for s in traj.settings_played]
+        for name, traj in played.items()
+    }
+    assert wins["fixed"] == [1, 2] and min(wins["adaptive"]) >= 3
+    fixed, adaptive = (
+        [s.normalised for s in played[n].settings_played] for n in ("fixed", "adaptive")
+    )
+    assert all(a > f for a, f in zip(adaptive, fixed, strict=True)) and adaptive[1] == 1.0

@@ -47,7 +47,6 @@ from blackboxes.games import (
     security_value,
     uniform_policy,
 )
-from blackboxes.games._kinds_mixed import WEIGHT_GRID
 from blackboxes.information import VersionSpace
 from oracle_bench.errors import FamilyError, InvalidQueryError, UnknownNameError
 
@@ -420,12 +419,7 @@ class GsiFamily(Family):
             context["opp_points"] = {
                 a: {b: game.resolve((), a, b).opp_points for b in order} for a in order
             }
-        if strategy.name == "reactive":
-            context["reply"] = dict(zip(order, params_to_json(values)[1:], strict=True))
-        if strategy.name == "patient":
-            context["shot"] = "shoot" if game.name == "lsd" else f"shoot {values[1]}"
-        if strategy.name == "mixed_weights":
-            context["grid"] = WEIGHT_GRID
+        context.update(strategy.template_context(game, values))
         return f"code/gsi/{strategy.name}.py.j2", context
 
     def box_call(self, x: JSONValue) -> BoxCall:

@@ -6,19 +6,29 @@ All three observe every finished game into the space; they differ in how they ex
 whether their play responds to the opponent (ORACLE's tiers):
 
 - ``random`` explores with uniformly random legal actions;
-- ``fixed`` explores with the legal actions in turn (round t plays the (t mod n)-th),
+- ``fixed`` explores with a fixed sweep of the game's actions that plays every action
+  first and then every ordered pair of consecutive actions (:func:`sweep`), the same
   whatever happens;
 - both play an evaluation game open-loop: the optimal play against the posterior's most
   probable opponent, planned before the game (the opponent's likeliest answers
   simulated) and kept whatever the real opponent does (systematic, not adaptive);
-- ``adaptive`` plays the best response to the posterior, updated round by round, both
-  while exploring (which shows the opponent's answers to the play that will matter) and
-  in the evaluation games.
+- ``adaptive`` explores where it pays: each exploration round it plays the move whose
+  replies (this round's and the next) would tell most about the opponent
+  (:meth:`MixtureSpace.information`, greedy expected information), preferring among
+  equally informative moves, and when nothing is left to learn one round ahead, the
+  best response to the posterior, which shows the opponent's answers to the play that
+  will matter (an opponent that changes once it is beaten is found so); in the
+  evaluation games it plays the best response to the posterior, updated round by round.
+
+Each agent knows what the protocol lets it keep: under ``context="reset"`` (ORACLE's,
+the default) its prior starts afresh at every setting, as an LLM agent's conversation
+does; under ``keep`` the games of earlier settings stay observed.
 """
 
 from __future__ import annotations
 
 from collections.abc import Mapping
+from functools import lru_cache
 from typing import Any
 
 from blackboxes.games import best_response_policy, get_strategy
@@ -30,7 +40,29 @@ from evaluator.kinds.game.protocol import (
     register_game_agent,
 )
 
-__all__ = ["AdaptiveGameAgent", "FixedGameAgent", "RandomGameAgent"]
+__all__ = ["AdaptiveGameAgent", "FixedGameAgent", "RandomGameAgent", "sweep"]
+
+
+def sweep(n: int) -> list[int]:
+    """A cyclic order of ``n`` actions' indices that starts ``0, 1, ..., n-1`` and then
+    holds every ordered pair of consecutive indices exactly once (a de Bruijn sequence
+    of order 2: an Euler circuit of the complete digraph with loops), ``n*n + 1`` long.
+
+    Successors are tried in the order +1, +2, ..., +0 (mod n), so the walk starts as a
+    tour of every action: a reactive opponent's replies to single actions come first,
+    its replies to pairs of moves by the end.
+    """
+    if n < 1:
+        return []
+    unused = {v: [(v + d) % n for d in (*range(1, n), 0)] for v in range(n)}
+    stack, circuit = [0], []
+    while stack:
+        v = stack[-1]
+        if unused[v]:
+            stack.append(unused[v].pop(0))
+        else:
+            circuit.append(stack.pop())
+    return circuit[::-1]
 
 
 class _SpaceAgent:
@@ -41,15 +73,20 @@ class _SpaceAgent:
         self.history: list[tuple[str, str]] = []
         self.phase: Phase = "explore"
         self.plan: list[str] = []
+        self.reset_each = True
+        self.explored = 0
+        """Exploration rounds played since the prior was fresh."""
         self._notes: list[str] = []
 
     def start(self, briefing: GameBriefing) -> None:
         self.space = None
+        self.reset_each = briefing.context == "reset"
 
     def begin_setting(self, index: int, settings: Mapping[str, int], message: str) -> None:
         self.settings = dict(settings)
-        if self.space is None:
+        if self.space is None or self.reset_each:
             self.space = self.ctx.family.agent_space(self.settings)
+            self.explored = 0
 
     def begin_game(self, phase: Phase, number: int, message: str) -> None:
         self.phase, self.history, self.plan = phase, [], []
@@ -63,6 +100,7 @@ class _SpaceAgent:
             t = len(self.history)
             planned = self.plan[t] if t < len(self.plan) else legal[0]
             return planned if planned in legal else legal[0]
+        self.explored += 1
         return self.explore(legal)
 
     def open_loop(self) -> list[str]:
@@ -117,15 +155,38 @@ class RandomGameAgent(_SpaceAgent):
 
 @register_game_agent("fixed")
 class FixedGameAgent(_SpaceAgent):
-    """Tier 2: every action in turn while exploring, whatever the opponent does."""
+    """Tier 2: a fixed sweep of every action, then every pair of consecutive actions,
+    while exploring, whatever the opponent does (an illegal step plays the first legal
+    action)."""
 
     def explore(self, legal: tuple[str, ...]) -> str:
-        return legal[len(self.history) % len(legal)]
+        order = self.ctx.family.game.alphabet(self.settings)
+        walk = _sweep(len(order))
+        # The circuit's last index is its first again: cycle over the rest.
+        wanted = order[walk[(self.explored - 1) % max(1, len(walk) - 1)]]
+        return wanted if wanted in legal else legal[0]
 
 
 @register_game_agent("adaptive")
 class AdaptiveGameAgent(_SpaceAgent):
-    """Tier 3: the posterior's best response while exploring too."""
+    """Tier 3: the most informative move while exploring (else the best response), and
+    the posterior's best response, round by round, in the evaluation games."""
 
     def exploits(self) -> bool:
-        return True
+        return self.phase == "evaluate"
+
+    def explore(self, legal: tuple[str, ...]) -> str:
+        history = tuple(self.history)
+        exploit = str(self.space.best_response(self.settings, history))
+        if len(history) + 1 >= self.ctx.family.game.rounds(self.settings):
+            return exploit  # no next round in this game: nothing to steer towards
+        info = self.space.information(self.settings, history)
+        top = max(info.values(), default=0.0)
+        if top <= 0.0 or info.get(exploit, 0.0) >= top:
+            return exploit
+        return next(a for a in legal if info.get(a, 0.0) >= top)
+
+
+@lru_cache(maxsize=16)
+def _sweep(n: int) -> tuple[int, ...]:
+    return tuple(sweep(n))

@@ -142,3 +142,30 @@ def test_card_replies() -> None:
     got = _replies("cards", {}, "copy_card", ("highest",), mine)
     # 6; copy 3; 6 is gone: nearest 5; 5 gone: nearest 4; copy 1; 2.
     assert got == [f"card {c}" for c in (6, 3, 5, 4, 1, 2)]
+
+
+def test_reactive_pair_answers_the_last_two_moves() -> None:
+    game = get_game("rps")
+    order = game.alphabet({})
+    # Reply to (older, newer) = the action index (3 * older + newer) mod 3 in the order.
+    table = tuple(order[(3 * i + j) % 3] for i in range(3) for j in range(3))
+    params = ("paper", "scissors", *table)
+    mine = ["rock", "scissors", "paper", "paper", "rock"]
+    got = _replies("rps", {}, "reactive_pair", params, mine)
+    # Rounds 3-5 answer (rock, scissors) -> 2, (scissors, paper) -> 7 % 3 = 1,
+    # (paper, paper) -> 4 % 3 = 1.
+    assert got == ["paper", "scissors", order[2], order[1], order[1]]
+
+
+def test_wary_changes_once_beaten_patience_times() -> None:
+    # Cycle rock, paper; after 3 player wins it plays the action one after the player's
+    # previous one in the order rock, paper, scissors.
+    params = (("rock", "paper"), 3, 1)
+    mine = ["paper", "scissors", "rock", "scissors", "paper", "rock", "rock"]
+    got = _replies("rps", {}, "wary", params, mine)
+    # Wins in rounds 1, 2 and 4 (paper > rock, scissors > paper, scissors > paper).
+    assert got[:4] == ["rock", "paper", "rock", "paper"]
+    # One after the previous scissors (wrapping around), paper, rock.
+    assert got[4:] == ["rock", "scissors", "paper"]
+    # Without three wins it cycles for ever.
+    assert _replies("rps", {}, "wary", params, ["rock"] * 6) == ["rock", "paper"] * 3

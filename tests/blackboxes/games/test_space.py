@@ -19,6 +19,7 @@ from blackboxes.games import (
     best_response_policy,
     get_game,
     get_strategy,
+    mixture_space,
     play_game,
     version_space,
 )
@@ -162,3 +163,45 @@ def test_observing_a_broken_history_is_refused() -> None:
         space.observe({"rounds": 1, "max_bullets": 3}, (("load", "load"), ("load", "load")))
     with pytest.raises(GameError):
         version_space(game, get_strategy("tit_for_tat"), {})
+
+
+def test_information_is_what_a_move_would_reveal_next_round() -> None:
+    """Reactive RPS maps, nothing known: this round's reply (the opening, 3 ways) and the
+    next (the reply to the move, 3 ways) are independent, log2 9 bits for any move. Once
+    the reply to rock is known, moving to rock reveals only this round's reply, and
+    staying on paper (the same entry as this round's) no more."""
+    game = get_game("rps")
+    settings = {"rounds": 6}
+    mix = mixture_space(game, ["reactive"], settings)
+    assert mix.information(settings, ()) == dict.fromkeys(game.alphabet(settings), 3.169925001)
+    seen = (("rock", "paper"), ("paper", "scissors"))  # the reply to rock is scissors
+    info = mix.information(settings, seen)
+    assert info == {"rock": 1.584962501, "paper": 1.584962501, "scissors": 3.169925001}
+
+
+def test_information_leaves_out_an_opponents_own_dice() -> None:
+    """A stationary mixed opponent answers every move alike, so every move is worth the
+    same; a single known one is worth nothing, however random its play."""
+    game = get_game("rps")
+    settings = {"rounds": 6}
+    mix = mixture_space(game, ["mixed_subset"], settings)
+    info = mix.information(settings, ())
+    assert len(set(info.values())) == 1 and 0 < next(iter(info.values())) < math.log2(9)
+    known = mix.observe(settings, tuple(("rock", b) for b in ("rock", "paper", "scissors")))
+    assert known.count() == 1
+    assert set(known.information(settings, ()).values()) == {0.0}
+
+
+def test_factorised_and_explicit_outlooks_agree() -> None:
+    game, strategy = get_game("pennies"), get_strategy("reactive")
+    settings = {"rounds": 6}
+    factorised = version_space(game, strategy, settings)
+    explicit = ExplicitSpace(game, strategy, settings)
+    for history in [(), (("heads", "tails"),), (("heads", "tails"), ("tails", "heads"))]:
+        got, want = factorised.outlook(settings, history), explicit.outlook(settings, history)
+        assert got.keys() == want.keys()
+        for a in got:
+            assert got[a][1] == want[a][1] == 0.0
+            assert got[a][0].keys() == want[a][0].keys()
+            for key, p in got[a][0].items():
+                assert p == pytest.approx(want[a][0][key], abs=1e-12)

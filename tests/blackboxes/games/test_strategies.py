@@ -124,6 +124,11 @@ def test_known_space_sizes() -> None:
     assert len(get_strategy("mixed_weights").space(rps7, rounds)) == math.comb(10, 6)
     assert len(get_strategy("beat_last").space(rps7, rounds)) == 21
     assert len(get_strategy("trigger").space(rps7, rounds)) == 7 * 7 * 6
+    # Cycles of at most 3 (3 + 6 + 24) or 2 (7 + 42) actions, 4 patiences, n shifts.
+    assert len(get_strategy("wary").space(rps, rounds)) == 33 * 4 * 3
+    assert len(get_strategy("wary").space(rps7, rounds)) == 49 * 4 * 7
+    assert len(get_strategy("reactive_pair").space(rps, rounds)) == 3 ** (2 + 9)
+    assert not get_strategy("reactive_pair").applies(rps7)
 
 
 def test_lsd_cycles_are_legal_forever_and_include_oracles() -> None:
