@@ -14,8 +14,10 @@ exploration@evaluation games for a game setting), and prints:
 2. IPI: per puzzle, the exact T_info (its range over the level's boxes), and the
    adaptive baseline's mean probes per instance and probes to certainty, against T_info,
    at every budget;
-   GSI: per hidden strategy kind, each baseline's normalised score at every budget, with
-   the security value and uniform play on the same scale (what learning nothing gets).
+   GSI: per hidden strategy kind, T_info in rounds of play (log2|H| / log2|Y|, rounded
+   up: compare with the settings' game lengths), each baseline's normalised score at
+   every budget, with the security value and uniform play on the same scale (what
+   learning nothing gets).
 """
 
 from __future__ import annotations
@@ -114,6 +116,10 @@ def main() -> None:
             table.add_row(level, str(spec), *(_fmt(v) for v in vals), verdict, "; ".join(notes))
     console.print(table)
 
+    def span(level: str, kind: str) -> str:
+        ts = t_info.get((level, kind), [])
+        return "-" if not ts else f"{min(ts)}" if min(ts) == max(ts) else f"{min(ts)}-{max(ts)}"
+
     kinds = Table(title=f"{args.category}: per kind")
     kinds.add_column("level")
     kinds.add_column("kind")
@@ -122,9 +128,7 @@ def main() -> None:
         for spec in budgets:
             kinds.add_column(f"{spec} adaptive: probes/pinned/solved", justify="right")
         for (level, kind), cells in sorted(per_kind.items()):
-            ts = t_info.get((level, kind), [])
-            span = "-" if not ts else f"{min(ts)}" if min(ts) == max(ts) else f"{min(ts)}-{max(ts)}"
-            row = [level, kind, span]
+            row = [level, kind, span(level, kind)]
             for spec in budgets:
                 r = cells.get(f"{spec}/adaptive")
                 cell = "-"
@@ -134,12 +138,14 @@ def main() -> None:
                 row.append(cell)
             kinds.add_row(*row)
     else:
+        kinds.add_column("T_info rounds", justify="right")
         kinds.add_column("secure/random", justify="right")
         for spec in budgets:
             kinds.add_column(f"{spec} r/f/a", justify="right")
         for (level, kind), cells in sorted(per_kind.items()):
             first = next(iter(cells.values()))
-            row = [level, kind, f"{_fmt(first.security_mean, 2)}/{_fmt(first.uniform_mean, 2)}"]
+            refs = f"{_fmt(first.security_mean, 2)}/{_fmt(first.uniform_mean, 2)}"
+            row = [level, kind, span(level, kind), refs]
             for spec in budgets:
                 got = [cells.get(f"{spec}/{a}") for a in AGENTS]
                 row.append("/".join(_fmt(r.score_mean if r else None, 2) for r in got))

@@ -1,12 +1,14 @@
 """Which (game, strategy kind) pairs a suite draws at each level.
 
-Easy pairs: short cycles, copies and beats of the last move, small mixed subsets, the
-classic prisoner's dilemma replies, and the small-memory kinds one exploration game
-reveals to any player (win-stay lose-shift, frequency counting in the 2- and 3-action
-games). Hard pairs: what one blind game does not reveal: reactive maps of the last
-move and of the last two, wary cycles that change once beaten, triggers, patient
-shooters and bullet maps, card piles and the median-first adaptive order (ORACLE's
-hard GSI boxes are of these kinds).
+Easy pairs: what one exploration game reveals to any player, blind or not (measured
+with the baselines: every one of them reaches the optimum): short cycles, copies and
+beats of the last move, small mixed subsets, the classic prisoner's dilemma replies,
+win-stay lose-shift, frequency counting, triggers, reactive maps of 2-action games and
+Load-Shoot-Defend's reactive and bullet-map players. Hard pairs: what one blind game
+does not reveal: reactive maps of the last move (3 and 7 actions) and of the last two,
+wary cycles that change once beaten, RPS-7 triggers, narrowly mixed strategies, patient
+shooters, card piles and the median-first adaptive order (ORACLE's hard GSI boxes are
+of these kinds: slice, smart, the RPS-7 mapping).
 """
 
 from __future__ import annotations
@@ -47,36 +49,36 @@ LEVEL_PAIRS: Mapping[str, tuple[tuple[str, str], ...]] = {
         ("pennies", "frequency"),
         ("pennies", "pavlov"),
         ("pd", "pavlov"),
+        ("rps", "trigger"),
+        ("rps7", "frequency"),
+        ("rps7", "pavlov"),
+        ("rps7", "cycle"),
+        ("anti_rps", "reactive"),
+        ("pennies", "reactive"),
+        ("pennies", "trigger"),
+        ("pd", "reactive"),
+        ("pd", "copy_two_back"),
+        ("lsd", "reactive"),
+        ("lsd", "bullet_map"),
+        ("lsd_scout", "bullet_map"),
     ),
     "hard": (
         ("rps", "reactive"),
         ("rps", "reactive_pair"),
         ("rps", "wary"),
-        ("rps", "trigger"),
         ("rps7", "reactive"),
-        ("rps7", "frequency"),
-        ("rps7", "pavlov"),
         ("rps7", "trigger"),
         ("rps7", "wary"),
         ("rps7", "mixed_weights"),
-        ("rps7", "cycle"),
-        ("anti_rps", "reactive"),
         ("anti_rps", "reactive_pair"),
         ("anti_rps", "wary"),
-        ("pennies", "reactive"),
-        ("pennies", "trigger"),
         ("pennies", "reactive_pair"),
         ("pennies", "wary"),
-        ("pd", "reactive"),
-        ("pd", "copy_two_back"),
         ("pd", "reactive_pair"),
         ("pd", "mixed_weights"),
         ("lsd", "patient"),
-        ("lsd", "bullet_map"),
-        ("lsd", "reactive"),
         ("lsd", "mixed_subset"),
         ("lsd_scout", "patient"),
-        ("lsd_scout", "bullet_map"),
         ("lsd_scout", "mixed_subset"),
         ("cards", "piles"),
         ("cards", "median"),

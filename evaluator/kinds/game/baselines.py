@@ -177,14 +177,20 @@ class AdaptiveGameAgent(_SpaceAgent):
 
     def explore(self, legal: tuple[str, ...]) -> str:
         history = tuple(self.history)
-        exploit = str(self.space.best_response(self.settings, history))
-        if len(history) + 1 >= self.ctx.family.game.rounds(self.settings):
-            return exploit  # no next round in this game: nothing to steer towards
-        info = self.space.information(self.settings, history)
+        last = len(history) + 1 >= self.ctx.family.game.rounds(self.settings)
+        info = {} if last else self.space.information(self.settings, history)
         top = max(info.values(), default=0.0)
-        if top <= 0.0 or info.get(exploit, 0.0) >= top:
-            return exploit
-        return next(a for a in legal if info.get(a, 0.0) >= top)
+        if top <= 0.0:
+            # Nothing to learn one round ahead (or no round ahead): the posterior's best
+            # response, which is cheap by now since few opponents are left.
+            return str(self.space.best_response(self.settings, history))
+        best = [a for a in legal if info.get(a, 0.0) >= top]
+        if len(best) == 1:
+            return best[0]
+        # Among equally informative moves, the one that scores most this round: winning
+        # is what sets off an opponent that changes once beaten.
+        mine = str(self.space.best_response(self.settings, history, horizon="round"))
+        return mine if mine in best else best[0]
 
 
 @lru_cache(maxsize=16)
