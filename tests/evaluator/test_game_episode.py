@@ -29,7 +29,7 @@ from blackboxes.games import (
     mixture_space,
 )
 from evaluator.human import PlayIO
-from evaluator.kinds.game.baselines import sweep
+from evaluator.kinds.game.baselines import sweep, sweep_order
 from evaluator.kinds.game.human import HumanGameAgent
 from evaluator.kinds.game.llm import LlmGameAgent
 from evaluator.kinds.game.protocol import (
@@ -311,6 +311,20 @@ def test_the_fixed_sweep_tours_every_action_then_holds_every_pair_once(n: int) -
     assert walk[:n] == list(range(n)) and len(walk) == n * n + 1 and walk[-1] == walk[0]
     pairs = list(itertools.pairwise(walk))
     assert sorted(pairs) == [(i, j) for i in range(n) for j in range(n)]
+
+
+@pytest.mark.parametrize(("n", "order"), [(2, 3), (2, 4), (3, 3), (1, 3)])
+def test_a_longer_sweep_holds_every_run_once(n: int, order: int) -> None:
+    walk = sweep(n, order)
+    runs = [tuple(walk[i : i + order]) for i in range(len(walk) - order + 1)]
+    assert sorted(runs) == sorted(itertools.product(range(n), repeat=order))
+    assert walk[-(order - 1) :] == walk[: order - 1]
+
+
+def test_two_action_sweeps_outlast_every_cycle() -> None:
+    # A period-4 sweep of pairs would meet cycles of up to 4 moves on their own ground.
+    assert [sweep_order(n, 4) for n in (1, 2, 3, 7)] == [2, 3, 2, 2]
+    assert sweep_order(2, 8) == 4
 
 
 def test_fixed_exploration_is_the_sweep_over_the_games_actions() -> None:

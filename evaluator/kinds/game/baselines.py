@@ -7,8 +7,8 @@ whether their play responds to the opponent (ORACLE's tiers):
 
 - ``random`` explores with uniformly random legal actions;
 - ``fixed`` explores with a fixed sweep of the game's actions that plays every action
-  first and then every ordered pair of consecutive actions (:func:`sweep`), the same
-  whatever happens;
+  first and then every ordered pair of consecutive actions (every triple in 2-action
+  games, whose pairs repeat too soon; :func:`sweep`), the same whatever happens;
 - both play an evaluation game open-loop: the optimal play against the posterior's most
   probable opponent, planned before the game (the opponent's likeliest answers
   simulated) and kept whatever the real opponent does (systematic, not adaptive);
@@ -40,29 +40,53 @@ from evaluator.kinds.game.protocol import (
     register_game_agent,
 )
 
-__all__ = ["AdaptiveGameAgent", "FixedGameAgent", "RandomGameAgent", "sweep"]
+__all__ = ["AdaptiveGameAgent", "FixedGameAgent", "RandomGameAgent", "sweep", "sweep_order"]
 
 
-def sweep(n: int) -> list[int]:
-    """A cyclic order of ``n`` actions' indices that starts ``0, 1, ..., n-1`` and then
-    holds every ordered pair of consecutive indices exactly once (a de Bruijn sequence
-    of order 2: an Euler circuit of the complete digraph with loops), ``n*n + 1`` long.
+def sweep(n: int, order: int = 2) -> list[int]:
+    """A cyclic order of ``n`` actions' indices that holds every run of ``order``
+    consecutive indices exactly once (a de Bruijn sequence: an Euler circuit of the de
+    Bruijn graph), ``n**order + order - 1`` long, its last ``order - 1`` entries
+    repeating its first. With ``order`` 2 it starts ``0, 1, ..., n-1``.
 
-    Successors are tried in the order +1, +2, ..., +0 (mod n), so the walk starts as a
-    tour of every action: a reactive opponent's replies to single actions come first,
-    its replies to pairs of moves by the end.
+    Successors are tried in the order +1, +2, ..., +0 (mod n) of the last index, so the
+    walk starts as a tour of every action: a reactive opponent's replies to single
+    actions come first, its replies to runs of moves by the end.
     """
-    if n < 1:
+    if n < 1 or order < 1:
         return []
-    unused = {v: [(v + d) % n for d in (*range(1, n), 0)] for v in range(n)}
-    stack, circuit = [0], []
+    start = (0,) * (order - 1)
+    unused: dict[tuple[int, ...], list[int]] = {}
+
+    def successors(node: tuple[int, ...]) -> list[int]:
+        if node not in unused:
+            last = node[-1] if node else 0
+            unused[node] = [(last + d) % n for d in (*range(1, n), 0)]
+        return unused[node]
+
+    stack: list[tuple[tuple[int, ...], int]] = [(start, -1)]
+    symbols: list[int] = []
     while stack:
-        v = stack[-1]
-        if unused[v]:
-            stack.append(unused[v].pop(0))
+        node, symbol = stack[-1]
+        nxt = successors(node)
+        if nxt:
+            a = nxt.pop(0)
+            stack.append(((*node, a)[1:] if order > 1 else (), a))
         else:
-            circuit.append(stack.pop())
-    return circuit[::-1]
+            stack.pop()
+            if symbol >= 0:
+                symbols.append(symbol)
+    return [*start, *symbols[::-1]]
+
+
+def sweep_order(n: int, longest_cycle: int) -> int:
+    """The sweep's order for ``n`` actions: 2, or more while ``n**order`` is at most
+    ``longest_cycle``, so the sweep's period is longer than any cycle an opponent may
+    play and a cycling opponent cannot pass for one that answers the sweep."""
+    order = 2
+    while n > 1 and n**order <= longest_cycle:
+        order += 1
+    return order
 
 
 class _SpaceAgent:
@@ -160,10 +184,10 @@ class FixedGameAgent(_SpaceAgent):
     action)."""
 
     def explore(self, legal: tuple[str, ...]) -> str:
-        order = self.ctx.family.game.alphabet(self.settings)
-        walk = _sweep(len(order))
-        # The circuit's last index is its first again: cycle over the rest.
-        wanted = order[walk[(self.explored - 1) % max(1, len(walk) - 1)]]
+        game = self.ctx.family.game
+        actions = game.alphabet(self.settings)
+        walk = _sweep(len(actions), sweep_order(len(actions), game.max_cycle))
+        wanted = actions[walk[(self.explored - 1) % len(walk)]]
         return wanted if wanted in legal else legal[0]
 
 
@@ -194,5 +218,6 @@ class AdaptiveGameAgent(_SpaceAgent):
 
 
 @lru_cache(maxsize=16)
-def _sweep(n: int) -> tuple[int, ...]:
-    return tuple(sweep(n))
+def _sweep(n: int, order: int) -> tuple[int, ...]:
+    # The cyclic sequence: the circuit without its repeated opening.
+    return tuple(sweep(n, order)[: n**order])
