@@ -10,6 +10,7 @@ defence wins against the shot it stops.
 
 from __future__ import annotations
 
+from abc import abstractmethod
 from collections.abc import Mapping
 from typing import ClassVar, NamedTuple
 
@@ -53,12 +54,13 @@ class _BulletGame(Game):
     def opp_actions(self, state: GameState) -> tuple[str, ...]:
         return self._legal(_bullets(state).opp)
 
-    def _legal(self, bullets: int) -> tuple[str, ...]:
-        raise NotImplementedError
+    @abstractmethod
+    def _legal(self, bullets: int) -> tuple[str, ...]: ...
 
+    @abstractmethod
     def cost(self, action: str) -> int:
         """Bullets an action spends (load: -1, gaining one)."""
-        raise NotImplementedError
+        ...
 
     def after(self, bullets: int, cap: int, action: str) -> int:
         """A side's bullets after playing ``action`` (a load at the cap is wasted)."""
@@ -81,13 +83,15 @@ class _BulletGame(Game):
                 bullets = self.after(bullets, cap, action)
         return True
 
+    @abstractmethod
     def cycle_alphabet(self, settings: Mapping[str, int]) -> tuple[str, ...]:
         """The actions the ``cycle`` and ``mixed_subset`` strategies draw from."""
-        raise NotImplementedError
+        ...
 
+    @abstractmethod
     def shot(self, amount: int) -> str:
         """The action that shoots ``amount`` bullets."""
-        raise NotImplementedError
+        ...
 
     def is_shot(self, action: str) -> bool:
         """True for any shoot action."""
@@ -104,9 +108,10 @@ class _BulletGame(Game):
         lost = self._round(opp_action, player_action)
         return Outcome(nxt, int(won), int(lost))
 
+    @abstractmethod
     def _round(self, mine: str, theirs: str) -> bool:
         """True when ``mine`` wins the round against ``theirs``."""
-        raise NotImplementedError
+        ...
 
 
 def _bullets(state: GameState) -> Bullets:

@@ -7,6 +7,7 @@ opponent is then the expected number of rounds won).
 
 from __future__ import annotations
 
+from abc import abstractmethod
 from collections.abc import Mapping
 from typing import ClassVar
 
@@ -31,9 +32,10 @@ class _WinLoseGame(Game):
     level_ranges = _LEVELS
     stateless = True
 
+    @abstractmethod
     def player_wins(self, player_action: str, opp_action: str) -> bool:
         """True when the player's action beats the opponent's."""
-        raise NotImplementedError
+        ...
 
     def opp_wins(self, player_action: str, opp_action: str) -> bool:
         """True when the opponent's action beats the player's."""
