@@ -59,6 +59,17 @@ def _primitive(word: tuple[str, ...]) -> bool:
     return all(word != word[d:] + word[:d] for d in range(1, n) if n % d == 0)
 
 
+def _cycles(alphabet: Sequence[str], longest: int) -> list[tuple[str, ...]]:
+    """Every primitive word of 1..``longest`` actions, shortest first, each length in
+    the alphabet's lexicographic order: the distinct cycles an opponent may repeat."""
+    return [
+        word
+        for length in range(1, longest + 1)
+        for word in itertools.product(alphabet, repeat=length)
+        if _primitive(word)
+    ]
+
+
 @register_strategy
 class Cycle(Strategy):
     """Plays a fixed sequence of at most ``game.max_cycle`` actions over and over.
@@ -73,12 +84,10 @@ class Cycle(Strategy):
         return bool(game.cycle_alphabet(game.defaults))
 
     def space(self, game: Game, settings: Mapping[str, int]) -> Sequence[Params]:
-        alphabet = game.cycle_alphabet(settings)
         return [
             word
-            for length in range(1, game.max_cycle + 1)
-            for word in itertools.product(alphabet, repeat=length)
-            if _primitive(word) and game.legal_forever(settings, word)
+            for word in _cycles(game.cycle_alphabet(settings), game.max_cycle)
+            if game.legal_forever(settings, word)
         ]
 
     def describe(self, game: Game, params: Params) -> str:
@@ -602,13 +611,7 @@ class Wary(Strategy):
 
     def space(self, game: Game, settings: Mapping[str, int]) -> Sequence[Params]:
         order = game.alphabet(settings)
-        longest = 3 if len(order) <= 3 else 2
-        cycles = [
-            word
-            for length in range(1, longest + 1)
-            for word in itertools.product(order, repeat=length)
-            if _primitive(word)
-        ]
+        cycles = _cycles(order, 3 if len(order) <= 3 else 2)
         return list(itertools.product(cycles, WARY_PATIENCE, range(len(order))))
 
     def describe(self, game: Game, params: Params) -> str:

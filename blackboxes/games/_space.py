@@ -35,6 +35,7 @@ from blackboxes.games._strategy import (
     params_from_json,
 )
 from blackboxes.games._values import BestResponse
+from blackboxes.information import entropy_bits
 
 __all__ = [
     "QMDP_LIMIT",
@@ -60,7 +61,7 @@ round, its reply next round) were the player to play ``a``, and the expected ent
 
 def entropy(dist: Mapping[Any, float]) -> float:
     """Shannon entropy in bits of a distribution given as probabilities."""
-    return -sum(p * math.log2(p) for p in dist.values() if p > 0)
+    return entropy_bits(dist.values())
 
 
 def _add(into: dict[tuple[str, str], float], key: tuple[str, str], p: float) -> None:
