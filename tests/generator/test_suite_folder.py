@@ -34,8 +34,10 @@ from oracle_bench.lock import FolderLock, FolderLockedError
 from providers.cache import current_scope
 from sandbox import SandboxLimits
 
-HUGE = "def blackbox(x):\n    return 'A' * 100000000\n"
-"""Builds a 100 MB answer: every call hits the sandbox's 1 MiB output cap."""
+HUGE = "def blackbox(x):\n    return 'A' * 10000000\n"
+"""Builds a 10 MB answer: every call hits the sandbox's 1 MiB output cap. Ten times the
+cap, not a hundred: encoding 100 MB under the 1 CPU second of the test below ran out of
+CPU on a loaded machine, and the call then failed as a timeout instead."""
 LOOPS = "def blackbox(x):\n    while True:\n        pass\n"
 MEMORY_BOMB = "def blackbox(x):\n    s = ['A' * 1000000 for i in range(4000)]\n    return x\n"
 FORBIDDEN = "import os\n\ndef blackbox(x):\n    return x\n"
@@ -338,7 +340,7 @@ def test_without_failures_the_suite_is_the_first_n_accepted_indices(
         (MEMORY_BOMB, "stopped after 3 calls failed with memory"),
         (FORBIDDEN, "import of module 'os' is not allowed"),
     ],
-    ids=["100MB-output", "infinite-loop", "memory-bomb", "forbidden-import"],
+    ids=["10MB-output", "infinite-loop", "memory-bomb", "forbidden-import"],
 )
 def test_a_hostile_candidate_is_rejected_in_seconds_with_the_testers_messages(
     tmp_path: Path, code: str, message: str
@@ -348,7 +350,7 @@ def test_a_hostile_candidate_is_rejected_in_seconds_with_the_testers_messages(
     start = time.monotonic()
     with pytest.raises(GenerationError, match="only 0 of 1 boxes"):
         # One CPU second per call (the default is 2): the tester still stops at its third
-        # timeout, in half the time. A roomy wall clock: on a loaded machine the 100 MB
+        # timeout, in half the time. A roomy wall clock: on a loaded machine the 10 MB
         # answer must reach the output cap, not the parent's kill.
         limits = SandboxLimits(cpu_seconds=1, wall_seconds=15.0)
         generate_suite(config, backend=_Coder(hostile={0: code}), limits=limits)

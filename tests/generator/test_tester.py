@@ -25,8 +25,9 @@ LOOPS = "def blackbox(x):\n    while True:\n        pass\n"
 WRONG_THEN_LOOPS = (
     "def blackbox(x):\n    while len(x) % 2 == 0:\n        pass\n    return x.lower()\n"
 )
-HUGE = "def blackbox(x):\n    return 'A' * 100000000\n"
-"""A 100 MB answer: every call hits the sandbox's 1 MiB output cap."""
+HUGE = "def blackbox(x):\n    return 'A' * 10000000\n"
+"""A 10 MB answer: every call hits the sandbox's 1 MiB output cap (ten times over, so
+encoding it never nears the CPU limit on a loaded machine)."""
 MEMORY_BOMB = "def blackbox(x):\n    s = ['A' * 1000000 for i in range(4000)]\n    return x\n"
 FORBIDDEN = "import os\n\ndef blackbox(x):\n    return x\n"
 RAISES = "def blackbox(x):\n    raise ValueError('no')\n"
