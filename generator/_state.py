@@ -22,6 +22,10 @@ class CandidateState(TypedDict, total=False):
     """The neutral description the coder implements (the rule's, or the designer's)."""
     has_reference: bool
     """False when an LLM designed the rule: no trusted reference, no differential test."""
+    formal: bool
+    """True when the rule came from a family's formal design (``kind`` and ``params``)."""
+    design_params: dict[str, Any]
+    """A formal design's parameters before any measurement of a candidate's code."""
     design_calls: list[dict[str, Any]]
     """The designer's LLM calls; recorded with the first attempt."""
     code: str

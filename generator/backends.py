@@ -11,15 +11,16 @@ Optional parts of the protocol, looked up with ``getattr`` by the graph:
 * ``play_test(rule, family, code) -> PlayLog | None``: a short test-player episode
   whose log goes to the refiner (the procedural backend has none);
 * ``design: Literal["reference", "llm"]`` and ``design_rule(family, level) -> Design``:
-  with ``design == "llm"`` the backend invents the rule itself and the box has no
-  trusted reference implementation.
+  with ``design == "llm"`` the backend invents the rule itself. From prose alone the box
+  has no trusted reference implementation; a family that asks for a formal design
+  (``Family.design_schema``) builds the rule from it, with a reference when it can.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Protocol
+from typing import TYPE_CHECKING, Any, Protocol
 
 from oracle_bench.errors import UnknownNameError, UsageError
 from templates import render
@@ -101,10 +102,13 @@ class PlayLog:
 
 @dataclass(frozen=True)
 class Design:
-    """A rule the LLM designer invented: a neutral description, no reference implementation."""
+    """A rule the LLM designer invented: a neutral description and, for a family that asks
+    for one (``Family.design_schema``), the formal part it builds the rule from."""
 
     description: str
     calls: tuple[CallRecord, ...] = ()
+    fields: Mapping[str, Any] | None = None
+    """The formal part, already accepted by ``Family.check_design``; None: prose only."""
 
 
 class Backend(Protocol):

@@ -15,7 +15,11 @@ against the trusted reference included, when there is one). A refiner that says
 With ``design == "llm"`` the backend's designer invents the rule: the state then
 carries ``has_reference: False`` and the designed ``description``, the tester
 skips the differential test (there is nothing trusted to compare with) and the
-verdict rests on the refiner plus every property check.
+verdict rests on the refiner plus every property check. A family that takes formal
+designs (``Family.design_schema``) builds the rule itself (``formal: True``, its
+``kind`` and ``params``): with a reference the differential test runs as usual;
+without one, code that passes every check is then measured (``Family.design_measurements``,
+the ``measured`` check), and the measured parameters are what the box is written with.
 
 Errors: a ``ProviderError`` raised by an LLM call inside a node (after the
 provider's own retries) is NOT caught here; it propagates out of ``invoke`` so the
@@ -26,6 +30,7 @@ resumed run does not repeat finished nodes.
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Any, Literal
@@ -41,8 +46,9 @@ from generator.tester import (
     CandidateReport,
     check_candidate,
     describe_checks,
+    measure_design,
 )
-from oracle_bench.errors import GenerationError
+from oracle_bench.errors import FamilyError, GenerationError, ProviderResponseError
 from oracle_bench.jsonio import sha256_hex
 from oracle_bench.rng import rng_for
 from providers import call_scope
@@ -132,6 +138,7 @@ def designed_rule(family: Family, level: Level, description: str) -> Rule:
         params={},
         description=description,
         fn=_no_reference,
+        reference=False,
     )
 
 
@@ -154,7 +161,7 @@ def build_graph(
 
     def rule_of(state: CandidateState) -> Rule:
         level: Level = state["level"]  # type: ignore[assignment]
-        if not state.get("has_reference", True):
+        if not state.get("formal", False) and not state.get("has_reference", True):
             return designed_rule(family, level, state["description"])
         return family.rule_from_params(state["kind"], level, state["params"])
 
@@ -168,14 +175,31 @@ def build_graph(
         }
 
     def designer(state: CandidateState) -> dict[str, Any]:
+        level: Level = state["level"]  # type: ignore[assignment]
         with call_scope(f"{state['box_id']}/design"):
-            design = backend.design_rule(family, state["level"])  # type: ignore[attr-defined]
-        return {
+            design = backend.design_rule(family, level)  # type: ignore[attr-defined]
+        update: dict[str, Any] = {
             "description": design.description,
             "has_reference": False,
             "attempt": 0,
             "design_calls": _dump(design.calls),
         }
+        if design.fields is not None:
+            # A formal design: the family builds the rule (and draws its public settings).
+            rng = rng_for(settings.seed, state["box_id"], "design")
+            try:
+                rule = family.rule_from_design(level, design.description, design.fields, rng)
+            except FamilyError as exc:
+                raise ProviderResponseError(f"the design was refused: {exc}") from None
+            update.update(
+                formal=True,
+                kind=rule.kind,
+                params=dict(rule.params),
+                design_params=dict(rule.params),
+                description=rule.description,
+                has_reference=rule.reference,
+            )
+        return update
 
     def coder(state: CandidateState) -> dict[str, Any]:
         feedback = None
@@ -187,15 +211,21 @@ def build_graph(
                 evidence=tuple(state.get("evidence", [])),
             )
         attempt = state.get("attempt", 0) + 1
+        if state.get("formal", False):
+            # New code: what the last attempt's code measured no longer holds.
+            state = {**state, "params": state["design_params"]}
         with call_scope(f"{state['box_id']}/attempt-{attempt}/coder"):
             draft = backend.write_code(rule_of(state), family, feedback)
-        return {
+        update: dict[str, Any] = {
             "code": draft.code,
             "template": draft.template,
             "attempt": state.get("attempt", 0) + 1,
             "pending_calls": _dump(draft.calls),
             "play_log": None,
         }
+        if state.get("formal", False):
+            update["params"] = state["design_params"]
+        return update
 
     def tester(state: CandidateState) -> dict[str, Any]:
         rng = rng_for(settings.seed, state["box_id"], "differential", state["attempt"])
@@ -210,6 +240,21 @@ def build_graph(
             limits=settings.limits,
             budget_s=settings.tester_budget_s,
         )
+        measured: dict[str, Any] = {}
+        if report.passed and state.get("formal", False) and not rule.reference:
+            # A designed rule only its code defines: its public records come from the code.
+            done, problem = measure_design(
+                state["code"],
+                rule,
+                family.for_rule(rule),
+                limits=settings.limits,
+                budget_s=settings.tester_budget_s,
+            )
+            checks = {**report.checks, "measured": problem is None}
+            errors = report.errors if problem is None else [*report.errors, problem]
+            report = dataclasses.replace(report, checks=checks, errors=errors)
+            if problem is None and done is not rule:
+                measured = {"params": dict(done.params)}
         pending = list(state.get("pending_calls", []))
         play_log = None
         if play_test is not None and report.checks.get("compiles") is True:
@@ -218,7 +263,12 @@ def build_graph(
             if log is not None:
                 play_log = log.render()
                 pending += _dump(log.calls)
-        return {"report": report.to_json(), "play_log": play_log, "pending_calls": pending}
+        return {
+            "report": report.to_json(),
+            "play_log": play_log,
+            "pending_calls": pending,
+            **measured,
+        }
 
     def refiner(state: CandidateState) -> dict[str, Any]:
         report = CandidateReport.from_json(state["report"])

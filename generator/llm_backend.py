@@ -27,7 +27,7 @@ import ast
 import json
 import logging
 import re
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Literal, TypeVar
 
@@ -64,7 +64,7 @@ __all__ = [
 
 logger = logging.getLogger(__name__)
 
-PROMPT_VERSION = "3"
+PROMPT_VERSION = "4"
 """Version of the prompt set below; bump it whenever a template or system prompt changes."""
 
 CODER_TEMPLATE = "prompts/coder.j2"
@@ -118,6 +118,30 @@ DESIGN_TOOL = ToolSpec(
     },
 )
 
+DESIGN_TRIES = 3
+"""Designer calls per formal design: the first, and two after a refusal."""
+
+_REFUSED = """
+Your previous design was refused: {problem}
+It was: {design}
+Call `submit_design` again with a corrected design.
+"""
+
+
+def _design_tool(schema: Mapping[str, Any]) -> ToolSpec:
+    """``submit_design`` with a family's formal fields beside the description."""
+    return ToolSpec(
+        name=DESIGN_TOOL.name,
+        description="Submit the new rule: its neutral description and its exact definition.",
+        parameters={
+            "type": "object",
+            "properties": {"description": {"type": "string"}, **schema},
+            "required": ["description", *sorted(schema)],
+            "additionalProperties": False,
+        },
+    )
+
+
 QUERIES_TOOL = ToolSpec(
     name="submit_queries",
     description="Submit the queries to send to the black box, in order.",
@@ -147,7 +171,8 @@ class _VerdictArgs(BaseModel):
 
 
 class _DesignArgs(BaseModel):
-    model_config = ConfigDict(extra="ignore")
+    # Extra fields are a family's formal design (Family.design_schema), checked there.
+    model_config = ConfigDict(extra="allow")
 
     description: str = Field(min_length=1)
 
@@ -342,11 +367,16 @@ class LlmBackend:
 
     # -- the Backend protocol -------------------------------------------------
     def design_rule(self, family: Family, level: Level) -> Design:
-        """Invent a rule of ``family`` at ``level``: its neutral description.
+        """Invent a rule of ``family`` at ``level``: its neutral description and, when the
+        family asks for one, its formal part (``Family.design_schema``). A formal part the
+        family refuses is sent back with the reason, up to ``DESIGN_TRIES`` calls in all.
 
-        Raises ``ProviderResponseError`` when the designer's reply holds no description.
+        Raises ``ProviderResponseError`` when the designer's reply holds no description,
+        or its last formal design is still refused.
         """
-        prompt = render(
+        schema = family.design_schema(level)
+        tool = DESIGN_TOOL if schema is None else _design_tool(schema)
+        base = render(
             DESIGNER_TEMPLATE,
             family=family.name,
             title=family.title,
@@ -355,15 +385,38 @@ class LlmBackend:
             input_schema=family.input_schema,
             output_schema=family.output_schema,
             kinds=list(family.kinds(level)),
+            brief=family.design_brief(level),
+            fields=sorted(schema or {}),
         )
-        reply, record = self._call(self.coder, "designer", DESIGNER_TEMPLATE, prompt, DESIGN_TOOL)
-        args = _structured(reply, DESIGN_TOOL.name, _DesignArgs)
-        if args is None or not args.description.strip():
-            raise ProviderResponseError(
-                "the designer's reply holds no rule description (submit_design)",
-                provider=self.coder.name,
-            )
-        return Design(args.description.strip(), (record,))
+        records: list[CallRecord] = []
+        prompt, problem = base, ""
+        for _ in range(DESIGN_TRIES):
+            reply, record = self._call(self.coder, "designer", DESIGNER_TEMPLATE, prompt, tool)
+            records.append(record)
+            args = _structured(reply, tool.name, _DesignArgs)
+            if args is None or not args.description.strip():
+                raise ProviderResponseError(
+                    "the designer's reply holds no rule description (submit_design)",
+                    provider=self.coder.name,
+                )
+            description = args.description.strip()
+            if schema is None:
+                return Design(description, tuple(records))
+            fields = {k: v for k, v in (args.model_extra or {}).items() if k in schema}
+            try:
+                family.check_design(level, description, fields)
+            except FamilyError as exc:
+                problem = str(exc)
+                logger.info("the designer's design was refused: %s", problem)
+                prompt = base + _REFUSED.format(
+                    problem=problem, design=_clip([json.dumps(fields, sort_keys=True)])[0]
+                )
+                continue
+            return Design(description, tuple(records), fields)
+        raise ProviderResponseError(
+            f"the designer's design was refused {DESIGN_TRIES} times; last: {problem}",
+            provider=self.coder.name,
+        )
 
     def write_code(self, rule: Rule, family: Family, feedback: Judgement | None) -> Draft:
         fb = None

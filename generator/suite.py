@@ -812,10 +812,11 @@ class _Run:
             if attempts:
                 reason += f"; last attempt: {_attempt_summary(attempts[-1])}"
             logger.warning("rejected %s after %d attempt(s)", cand.box_id, len(attempts))
+        formal = final.get("formal", False)
         record = {
             "id": cand.box_id,
-            "kind": cand.rule.kind,
-            "params": dict(cand.rule.params),
+            "kind": final["kind"] if formal else cand.rule.kind,
+            "params": dict(final["params"] if formal else cand.rule.params),
             "outcome": "failed" if outcome.error is not None else "rejected",
             "reason": reason,
             "provenance": provenance.model_dump(mode="json"),
@@ -876,8 +877,16 @@ def _write_accepted(
     provenance: Provenance,
     seed: int,
 ) -> WrittenBox:
-    info, facts = family.box_records(cand.box_id, cand.rule)
     test_seed = seed_for(seed, family.name, config.level, cand.index, "test")
+    if final.get("formal", False):
+        # A formal design: the box is the designed rule (measured, if only its code
+        # defines it), and the family knows what it knows of its space.
+        rule = family.rule_from_params(final["kind"], config.level, final["params"])
+        info, facts = family.box_records(cand.box_id, rule)
+        facts = facts.model_copy(update={"has_reference": rule.reference})
+        hidden = family.hidden_info(rule, test_seed)
+        return write_box(out, info, facts, final["code"], hidden, provenance)
+    info, facts = family.box_records(cand.box_id, cand.rule)
     hidden = family.hidden_info(cand.rule, test_seed)
     if not final.get("has_reference", True):
         # An LLM-designed rule: no trusted reference, so nothing is known of its space.

@@ -29,8 +29,9 @@ from collections import Counter
 from dataclasses import dataclass, field
 from typing import Any
 
+from blackboxes.box import JSONValue
 from blackboxes.families import Family, Rule
-from oracle_bench.errors import SandboxError
+from oracle_bench.errors import FamilyError, SandboxError
 from sandbox import ErrorKind, SandboxLimits, SandboxWorker, call_box
 
 __all__ = [
@@ -39,6 +40,7 @@ __all__ = [
     "CheckResult",
     "check_candidate",
     "describe_checks",
+    "measure_design",
 ]
 
 CheckResult = bool | None
@@ -264,3 +266,41 @@ def _non_degenerate(pairs: list[tuple[Any, Any]]) -> bool:
     distinct = len({json.dumps(y, sort_keys=True) for _, y in pairs})
     # A real cipher may map a few inputs to themselves, never most of them.
     return identity <= len(pairs) // 2 and distinct > 1
+
+
+def measure_design(
+    code: str,
+    rule: Rule,
+    family: Family,
+    *,
+    entry: str = "blackbox",
+    limits: SandboxLimits | None = None,
+    budget_s: float | None = DEFAULT_TESTER_BUDGET_S,
+) -> tuple[Rule, str | None]:
+    """A designed rule completed by its candidate's outputs (``Family.design_measurements``,
+    run in one sandbox worker), and None; or the rule unchanged and why the measurement
+    failed (a call that failed, the time budget, outputs the family refuses)."""
+    inputs = family.design_measurements(rule)
+    if not inputs:
+        return rule, None
+    deadline = None if budget_s is None else time.monotonic() + budget_s
+    outputs: list[JSONValue] = []
+    try:
+        with SandboxWorker(code, entry=entry, limits=limits or SandboxLimits()) as worker:
+            for x in inputs:
+                if deadline is not None and time.monotonic() >= deadline:
+                    return rule, (
+                        f"measuring the design stopped when the time budget of {budget_s:g} s "
+                        f"ran out ({len(outputs)} of {len(inputs)} inputs)"
+                    )
+                result = call_box(worker, family.box_call(x))
+                if not result.ok:
+                    shown = result.error.render() if result.error else "error"
+                    return rule, _clip(f"measuring the design: input {_short(x)}: {shown}")
+                outputs.append(result.value)
+    except SandboxError as exc:
+        return rule, _clip(f"measuring the design: {exc}")
+    try:
+        return family.with_measurements(rule, outputs), None
+    except FamilyError as exc:
+        return rule, _clip(f"measuring the design: {exc}")

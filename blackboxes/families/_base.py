@@ -29,6 +29,9 @@ class Rule:
     description: str
     """Neutral natural-language description: the coder's spec, never shown to agents."""
     fn: Callable[[JSONValue], JSONValue] = field(compare=False, repr=False)
+    reference: bool = True
+    """False for a rule an LLM designed whose outputs only its box's code defines: no
+    differential test, and nothing known of its hypothesis space."""
 
     def __call__(self, x: JSONValue) -> JSONValue:
         return self.fn(x)
@@ -182,6 +185,44 @@ class Family(ABC):
             description=rule.description,
             test_seed=test_seed,
         )
+
+    # -- LLM designs (oracle-gen --design llm) --------------------------------
+    def design_schema(self, level: Level) -> dict[str, Any] | None:
+        """JSON Schema properties of a design's formal part, asked of the designer beside
+        its description (``submit_design``); None (the default): a description alone.
+
+        A family whose boxes need more than prose from a designer (a puzzle's answer set,
+        an opponent's machine) returns them here and builds the rule in
+        :meth:`rule_from_design`."""
+        return None
+
+    def design_brief(self, level: Level) -> str:
+        """What the designer is told of the formal part (its fields, limits, examples)."""
+        return ""
+
+    def check_design(self, level: Level, description: str, design: Mapping[str, Any]) -> None:
+        """Raise FamilyError, saying what to fix, unless ``design`` (the formal part) is one
+        :meth:`rule_from_design` accepts; the designer is shown the message."""
+        raise FamilyError(f"category {self.name} takes no formal designs")
+
+    def rule_from_design(
+        self, level: Level, description: str, design: Mapping[str, Any], rng: random.Random
+    ) -> Rule:
+        """The rule of a checked formal design; ``rng`` draws what the design leaves to the
+        family (a box's public settings). Its ``reference`` says whether the family can
+        compute its outputs (a machine it interprets) or only the box's code can."""
+        raise FamilyError(f"category {self.name} takes no formal designs")
+
+    def design_measurements(self, rule: Rule) -> list[JSONValue]:
+        """Queries whose outputs, from an accepted candidate's code, complete the public
+        records of a designed rule without a reference (IPI: its feedback table); none by
+        default. The generator runs them in the sandbox once every other check passed."""
+        return []
+
+    def with_measurements(self, rule: Rule, outputs: Sequence[JSONValue]) -> Rule:
+        """``rule`` completed by the outputs of :meth:`design_measurements`, in order;
+        FamilyError (a failed check, sent back to the coder) when they make no valid box."""
+        return rule
 
     # -- code ----------------------------------------------------------------
     entry_signature: ClassVar[str] = "x"

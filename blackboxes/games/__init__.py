@@ -5,6 +5,7 @@ the caller supplies). Games (``get_game``): rps, rps7, anti_rps, pennies, pd, ls
 lsd_scout, cards. Strategy kinds (``get_strategy``), each with an exact parameter space
 per game. Values: the exact optimum against a known opponent (DP, checked by a
 brute-force tree walk), the maximin security value, a policy's expected score.
+Designed opponents (``MACHINE``): finite-state machines an LLM designer wrote.
 Version spaces: the parameters consistent with observed games, their predictive and
 the best response to them; a mixture of kinds (``mixture_space``) for agents who do not
 know the kind.
@@ -26,6 +27,13 @@ from blackboxes.games._base import (
 from blackboxes.games._cards import Hands
 from blackboxes.games._catalogue import LEVEL_PAIRS, pairs
 from blackboxes.games._lsd import Bullets
+from blackboxes.games._machine import (
+    MACHINE,
+    MAX_STATES,
+    MAX_WEIGHT,
+    machine_params,
+    machine_table,
+)
 from blackboxes.games._mixture import Candidate, MixtureSpace, mixture_space
 from blackboxes.games._play import GameRecord, Player, Round, play_game
 from blackboxes.games._space import (
@@ -77,7 +85,10 @@ __all__ = [  # noqa: RUF022 (plain sorted order, as tests/test_layout.py checks)
     "History",
     "Horizon",
     "LEVEL_PAIRS",
+    "MACHINE",
     "MAX_ACTION_CHARS",
+    "MAX_STATES",
+    "MAX_WEIGHT",
     "MixtureSpace",
     "Opponent",
     "Outcome",
@@ -98,6 +109,8 @@ __all__ = [  # noqa: RUF022 (plain sorted order, as tests/test_layout.py checks)
     "game_names",
     "get_game",
     "get_strategy",
+    "machine_params",
+    "machine_table",
     "matrix_value",
     "mixture_space",
     "pairs",

@@ -28,7 +28,10 @@ from blackboxes.families import LEVELS, register_family
 from blackboxes.families._base import BoxCall, Family, HypothesisSpace, Rule
 from blackboxes.families.gsi._name import kind_name, level_kinds, split_kind
 from blackboxes.games import (
+    MACHINE,
     MAX_ACTION_CHARS,
+    MAX_STATES,
+    MAX_WEIGHT,
     Game,
     GameError,
     GameState,
@@ -40,6 +43,7 @@ from blackboxes.games import (
     expected_score,
     game_names,
     get_game,
+    machine_params,
     mixture_space,
     pairs,
     params_from_json,
@@ -246,6 +250,85 @@ class GsiFamily(Family):
         kinds = [s for g, s in pairs(self.level) if g == game.name]
         return mixture_space(game, kinds, game.settings(settings))
 
+    # -- LLM designs: an opponent as a machine -----------------------------------
+    def design_schema(self, level: Level) -> dict[str, Any] | None:
+        """A designed GSI opponent is a finite-state machine (``blackboxes.games.MACHINE``)
+        in one of the games a machine can play: its exact optimum stays computable."""
+        self.kinds(level)
+        weights = {"type": "integer", "minimum": 1, "maximum": MAX_WEIGHT}
+        return {
+            "game": {"type": "string", "enum": _machine_games(level)},
+            "states": {
+                "type": "array",
+                "minItems": 1,
+                "maxItems": MAX_STATES,
+                "items": {
+                    "type": "object",
+                    "properties": {
+                        "play": {"type": "object", "additionalProperties": weights},
+                        "next": {
+                            "type": "object",
+                            "additionalProperties": {"type": "integer", "minimum": 0},
+                        },
+                    },
+                    "required": ["play", "next"],
+                    "additionalProperties": False,
+                },
+            },
+        }
+
+    def design_brief(self, level: Level) -> str:
+        games = "; ".join(
+            f"{name}: {', '.join(get_game(name).alphabet(get_game(name).settings()))}"
+            for name in _machine_games(level)
+        )
+        return (
+            _DESIGN_BRIEF.format(games=games, states=MAX_STATES, weight=MAX_WEIGHT)
+            + (_DESIGN_LEVEL[level])
+        )
+
+    def check_design(self, level: Level, description: str, design: Mapping[str, Any]) -> None:
+        """A machine of a game the level offers, that varies its play in the level's longest
+        game and can be beaten in its shortest (as drawn opponents must)."""
+        self.kinds(level)
+        if not isinstance(description, str) or not description.strip():
+            raise FamilyError("the design needs a description of the opponent")
+        if len(description) > _MAX_DESIGN_CHARS:
+            raise FamilyError(f"the description is at most {_MAX_DESIGN_CHARS} characters")
+        if not isinstance(design, Mapping) or set(design) != {"game", "states"}:
+            raise FamilyError("a GSI design has exactly the fields game and states")
+        name = design["game"]
+        if name not in _machine_games(level):
+            raise FamilyError(
+                f"game {str(name)[:40]!r}: a machine plays one of "
+                + ", ".join(_machine_games(level))
+            )
+        game = get_game(str(name))
+        params = machine_params(game, design["states"])
+        low, high = game.level_ranges[level][game.varying]
+        if _plays_one_action(game, MACHINE, params, game.settings({game.varying: high})):
+            raise FamilyError("the machine plays one action whatever happens: make it vary")
+        if best_response_value(game, game.settings({game.varying: low}), MACHINE, params) <= 0:
+            raise FamilyError("no player can score against the machine: make it beatable")
+
+    def rule_from_design(
+        self, level: Level, description: str, design: Mapping[str, Any], rng: random.Random
+    ) -> Rule:
+        """The designed machine with the box's K evaluation settings drawn by ``rng``."""
+        self.check_design(level, description, design)
+        game = get_game(str(design["game"]))
+        settings = game.evaluation_settings(rng, level, self.test_items)
+        return self._rule(
+            level,
+            {
+                "game": game.name,
+                "kind": MACHINE.name,
+                "params": params_to_json(machine_params(game, design["states"])),
+                "settings": [dict(s) for s in settings],
+                "design": description.strip(),
+            },
+        )
+
     # -- interface -------------------------------------------------------------
     def interface_of(self, rule: Rule) -> dict[str, JSONValue]:
         if not isinstance(rule.params.get("game"), str) or "settings" not in rule.params:
@@ -324,17 +407,25 @@ class GsiFamily(Family):
         game_name, kind = params.get("game"), params.get("kind")
         if not isinstance(game_name, str) or not isinstance(kind, str):
             raise FamilyError("GSI parameters name a game and a strategy kind")
-        game, strategy = split_kind(kind_name(game_name, kind), level)
+        strategy: Strategy
+        if kind == MACHINE.name:
+            # A designed opponent: any level, any game a machine can play.
+            game, strategy = _machine_game(game_name), MACHINE
+        else:
+            game, strategy = split_kind(kind_name(game_name, kind), level)
         raw = params.get("params")
         if not isinstance(raw, list):
             raise FamilyError("GSI strategy parameters are a list")
         return game, strategy, params_from_json(raw)
 
     def _rule(self, level: Level, params: Mapping[str, JSONValue]) -> Rule:
-        unknown = sorted(set(params) - {"game", "kind", "params", "settings", "values"})
+        unknown = sorted(set(params) - {"game", "kind", "params", "settings", "values", "design"})
         if unknown:
             raise FamilyError(f"unknown GSI parameter {', '.join(unknown)}")
         game, strategy, values = self._opponent(params, level)
+        design = params.get("design")
+        if design is not None and (strategy is not MACHINE or not isinstance(design, str)):
+            raise FamilyError("only a designed machine carries its designer's description")
         settings = _check_settings(game, level, params.get("settings"))
         dicts = [dict(s) for s in settings]
         for s in dicts:
@@ -352,15 +443,19 @@ class GsiFamily(Family):
         checked_params: dict[str, JSONValue] = {
             "game": game.name,
             "kind": strategy.name,
-            "params": params_to_json(values),
+            "params": params_to_json(opponents[_items(dicts[0])].params),
             "settings": dicts,
         }
+        description = _describe(game, strategy, values)
+        if isinstance(design, str):
+            checked_params["design"] = design
+            description = f"{design.strip()}\n\nExactly: {description}"
         return Rule(
             family=self.name,
             kind=kind_name(game.name, strategy.name),
             level=level,
             params=checked_params,
-            description=_describe(game, strategy, values),
+            description=description,
             fn=fn,
         )
 
@@ -371,7 +466,14 @@ class GsiFamily(Family):
         return rule
 
     def hypothesis_space(self, kind: str, level: Level) -> HypothesisSpace:
-        """log2 of the kind's parameter space; |Y| = the game's opponent actions."""
+        """log2 of the kind's parameter space; |Y| = the game's opponent actions. A
+        designed machine has no space: log2|H| unknown, so T_info is None."""
+        name, _, strategy_name = str(kind).partition("/")
+        if strategy_name == MACHINE.name:
+            game = _machine_game(name)
+            return HypothesisSpace(
+                log2_h=None, log2_y=math.log2(len(game.alphabet(game.settings()))), exact=False
+            )
         game, strategy = split_kind(kind, level)
         settings = [game.settings()]
         if self._served is not None and self._served.game == game.name:
@@ -584,6 +686,46 @@ class GsiFamily(Family):
         while len(out) < n:
             out.append(self.random_query(rng))
         return out
+
+
+_MAX_DESIGN_CHARS = 4000
+
+_DESIGN_BRIEF = """\
+The rule is the opponent's hidden strategy in a repeated game whose rules the players \
+know. Besides the description, give the strategy exactly as a finite-state machine:
+- game: the game it plays, one of (each with its actions, in order) {games};
+- states: a list of 1 to {states} states; the machine starts in state 0. Each state is \
+{{"play": {{action: weight, ...}}, "next": {{player action: state, ...}}}}: in that state \
+the opponent plays an action drawn with probability weight / (sum of the state's \
+weights), weights being integers 1..{weight} (one action: it plays it for sure); after \
+the round it moves to the state that next names for the action the player played \
+(every action of the game needs an entry).
+Example, tit-for-tat in the prisoner's dilemma: game "pd", states \
+[{{"play": {{"cooperate": 1}}, "next": {{"cooperate": 0, "defect": 1}}}}, \
+{{"play": {{"defect": 1}}, "next": {{"cooperate": 0, "defect": 1}}}}].
+The machine must vary its play and be beatable. Every game starts afresh in state 0.
+"""
+
+_DESIGN_LEVEL = {
+    "easy": "Level easy: an opponent that one game of attentive play reveals (a few "
+    "states, pure actions, reacting to the player's last move).\n",
+    "hard": "Level hard: an opponent one blind game does not reveal (states reached only "
+    "by particular play, longer memory, or mixed states).\n",
+}
+
+
+def _machine_games(level: Level) -> list[str]:
+    """The games a designed machine may play at ``level``: those whose actions are always
+    legal and that the level offers (so the agents' prior has kinds for it)."""
+    offered = {game for game, _ in pairs(level)}
+    return [name for name in game_names() if name in offered and get_game(name).stateless]
+
+
+def _machine_game(name: str) -> Game:
+    """The game called ``name`` if a machine can play it."""
+    if name not in game_names() or not get_game(name).stateless:
+        raise FamilyError(f"a designed machine plays no game {str(name)[:40]!r}")
+    return get_game(name)
 
 
 def _settings_text(settings: Mapping[str, int]) -> str:
