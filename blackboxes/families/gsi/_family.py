@@ -278,9 +278,11 @@ class GsiFamily(Family):
         }
 
     def design_brief(self, level: Level) -> str:
-        games = "; ".join(
-            f"{name}: {', '.join(get_game(name).alphabet(get_game(name).settings()))}"
+        games = "".join(
+            f"\n  - {name} (actions in order: {', '.join(game.alphabet(game.settings()))}): "
+            + game.rules_text(game.settings())
             for name in _machine_games(level)
+            for game in [get_game(name)]
         )
         return (
             _DESIGN_BRIEF.format(games=games, states=MAX_STATES, weight=MAX_WEIGHT)
@@ -693,7 +695,7 @@ _MAX_DESIGN_CHARS = 4000
 _DESIGN_BRIEF = """\
 The rule is the opponent's hidden strategy in a repeated game whose rules the players \
 know. Besides the description, give the strategy exactly as a finite-state machine:
-- game: the game it plays, one of (each with its actions, in order) {games};
+- game: the game it plays, one of these (each box fixes its own numbers of rounds):{games}
 - states: a list of 1 to {states} states; the machine starts in state 0. Each state is \
 {{"play": {{action: weight, ...}}, "next": {{player action: state, ...}}}}: in that state \
 the opponent plays an action drawn with probability weight / (sum of the state's \
