@@ -206,6 +206,43 @@ class PuzzleKind(ABC):
         """``turns`` probes chosen without feedback (the same for every secret); the plan
         for fewer turns is a prefix of the plan for more."""
 
+    # -- the box's code ------------------------------------------------------
+    @abstractmethod
+    def canonical_formats(self, params: Params) -> tuple[str, str]:
+        """For the coder's spec: how the canonical secret and the canonical probe the box
+        is called with are written, e.g. ("the digits, e.g. `0123`", "the digits")."""
+
+    def noise_spec(self, params: Params) -> str:
+        """For the coder's spec: the exact use of the caller's ``u`` (a noisy kind states
+        its thresholds and what each range of u returns)."""
+        return "The puzzle is deterministic: ignore u."
+
+    def template_context(self, params: Params) -> dict[str, Any]:
+        """The context of ``templates/code/ipi/<name>.py.j2``: the parameters, and any
+        constants the kind's template takes ready-made (an alphabet, say)."""
+        return dict(params)
+
+    # -- the box's test inputs -----------------------------------------------
+    def noise_cuts(self, params: Params) -> list[float]:
+        """The u thresholds where the feedback may flip, computed with the same float
+        operations as ``feedback`` (so that the differential test probes both sides);
+        none for a deterministic kind."""
+        return []
+
+    def edge_probe_texts(self, params: Params, secret: str, rng: random.Random) -> list[str]:
+        """Probe texts at the edges of ``secret``'s feedback, where an off-by-one in a
+        box's code shows (the differential test's first inputs). The caller adds the
+        secret itself first when ``shares_format``, and drops texts that do not parse."""
+        return []
+
+    def off_pool_probe(
+        self, params: Params, rng: random.Random, secret: str | None = None
+    ) -> str | None:
+        """Now and then, a canonical probe that ``candidate_probes`` would never give (for
+        random test queries); None to take one from the pools. The default is always None
+        and draws nothing from ``rng``."""
+        return None
+
 
 class DeterministicKind(PuzzleKind):
     """A kind whose feedback is a function of (secret, probe): likelihoods are 0 or 1.

@@ -177,6 +177,22 @@ class Bandit(NoisyKind):
         arms = self._model(params).arms
         return [f"arm {t % arms + 1}" for t in range(turns)]
 
+    def canonical_formats(self, params: Params) -> tuple[str, str]:
+        return (
+            "the arms' success percents in arm order, comma separated, e.g. `20,70,10`",
+            "`arm <k>`, e.g. `arm 2`",
+        )
+
+    def noise_spec(self, params: Params) -> str:
+        return "Return `1` if u < (the probed arm's percent) / 100, else `0`."
+
+    def noise_cuts(self, params: Params) -> list[float]:
+        # The same float operations as ``feedback``: each arm's percent / 100.
+        return [p / 100 for p in self._model(params).percents]
+
+    def edge_probe_texts(self, params: Params, secret: str, rng: random.Random) -> list[str]:
+        return [f"arm {a}" for a in range(1, self._model(params).arms + 1)]
+
 
 @lru_cache(maxsize=32)
 def _build(kind: Bandit, key: str) -> _Model:

@@ -267,6 +267,27 @@ class BattleshipOne(DeterministicKind):
         m = self._model(params)
         return _lattice_plan(m.rows, m.cols, m.length, turns)
 
+    def canonical_formats(self, params: Params) -> tuple[str, str]:
+        return "the ship's end cells, top/left end first, e.g. `B2-B4`", "one cell"
+
+    def edge_probe_texts(self, params: Params, secret: str, rng: random.Random) -> list[str]:
+        return _edge_cells(secret)
+
+
+def _edge_cells(secret: str) -> list[str]:
+    """The end cells of each ship (and bomb) of ``secret``, each followed by its
+    neighbours to the right, left and below."""
+    texts: list[str] = []
+    cells = secret.replace("ships ", "").replace("; bombs", "").replace("none", "").split()
+    for ship in cells:
+        ends = ship.split("-")
+        texts += ends
+        # The cell past each end: a miss that an off-by-one would call a hit.
+        for end in ends:
+            row, col = end[0], int(end[1:])
+            texts += [f"{row}{col + 1}", f"{row}{col - 1}", f"{chr(ord(row) + 1)}{col}"]
+    return texts
+
 
 def _lattice_plan(rows: int, cols: int, step: int, turns: int) -> list[str]:
     """Cells with (row + col) % step == 0 first (every ship of ``step`` or more cells covers
@@ -551,6 +572,17 @@ class BattleshipFleet(DeterministicKind):
     def fixed_plan(self, params: Params, turns: int) -> list[str]:
         m = self._model(params)
         return _lattice_plan(m.rows, m.cols, m.lengths[-1], turns)
+
+    def canonical_formats(self, params: Params) -> tuple[str, str]:
+        return (
+            "`ships <end cells> <end cells>...; bombs <cell> <cell>...` (`bombs none` without"
+            " bombs), longest ship first, each ship's top/left end first, e.g."
+            " `ships A1-A4 C2-E2; bombs B5`",
+            "one cell, e.g. `C5`",
+        )
+
+    def edge_probe_texts(self, params: Params, secret: str, rng: random.Random) -> list[str]:
+        return _edge_cells(secret)
 
 
 @lru_cache(maxsize=16)

@@ -245,6 +245,13 @@ class Mastermind(DeterministicKind):
             chosen[self.answer_at(params, rng.randrange(total))] = None
         return list(chosen)
 
+    def canonical_formats(self, params: Params) -> tuple[str, str]:
+        return "the colour letters, e.g. `ABCA`", "the colour letters, e.g. `BBCD`"
+
+    def template_context(self, params: Params) -> dict[str, Any]:
+        """The parameters and the colour letters (``alphabet``)."""
+        return {**params, "alphabet": self._model(params).alphabet}
+
 
 @lru_cache(maxsize=32)
 def _build_code(kind: Mastermind, key: str) -> _Code:
@@ -420,6 +427,13 @@ class BullsAndCows(DeterministicKind):
         while len(chosen) < limit:
             chosen[self.answer_at(params, rng.randrange(total))] = None
         return list(chosen)
+
+    def canonical_formats(self, params: Params) -> tuple[str, str]:
+        return "the digits, e.g. `0123`", "the digits, e.g. `4567`"
+
+    def template_context(self, params: Params) -> dict[str, Any]:
+        """The parameters and the digits in play (``symbols``)."""
+        return {**params, "symbols": "0123456789"[: self._model(params).digits]}
 
 
 @lru_cache(maxsize=32)

@@ -332,6 +332,18 @@ class _CoinKind(PuzzleKind):
             " heavier, `balanced` if they weigh the same.\n"
         )
 
+    def edge_probe_texts(self, params: Params, secret: str, rng: random.Random) -> list[str]:
+        """The secret's coin against one other coin on either pan, two other coins against
+        each other, and the first half of the coins against the next."""
+        coin = int(secret.split()[1])
+        coins = self._model(params).coins
+        other = 1 if coin != 1 else 2
+        third = next(c for c in range(1, coins + 1) if c not in (coin, other))
+        texts = [f"{coin} vs {other}", f"{other} vs {coin}", f"{other} vs {third}"]
+        left = list(range(1, coins // 2 + 1))
+        texts.append(f"{','.join(map(str, left))} vs {','.join(str(c + len(left)) for c in left)}")
+        return texts
+
 
 class _HeavyAnswers(_CoinKind):
     """Secrets ``coin i``: coin i is the heavy one."""
@@ -416,6 +428,9 @@ class CoinHeavy(_HeavyAnswers, DeterministicKind):
     def fixed_plan(self, params: Params, turns: int) -> list[str]:
         return _coded_plan(self, params, self._model(params).coins, turns, dyson=False)
 
+    def canonical_formats(self, params: Params) -> tuple[str, str]:
+        return "`coin <k>`, e.g. `coin 7`", "`<left pan> vs <right pan>`, e.g. `1-3 vs 4,5,7`"
+
 
 @register_puzzle
 class CoinLying(_HeavyAnswers, NoisyKind):
@@ -484,6 +499,20 @@ class CoinLying(_HeavyAnswers, NoisyKind):
 
     def fixed_plan(self, params: Params, turns: int) -> list[str]:
         return _coded_plan(self, params, self._model(params).coins, turns, dyson=False)
+
+    def canonical_formats(self, params: Params) -> tuple[str, str]:
+        return "`coin <k>`, e.g. `coin 7`", "`<left pan> vs <right pan>`, e.g. `1,2 vs 3,4`"
+
+    def noise_spec(self, params: Params) -> str:
+        return (
+            "Let lie = lie_percent / 100. If u >= lie, return the true reading. Otherwise the"
+            " balance lies: of the two wrong readings, in the order left, right, balanced,"
+            " return the first if u < lie / 2 and the second otherwise."
+        )
+
+    def noise_cuts(self, params: Params) -> list[float]:
+        lie = self._model(params).lie / 100  # the same float operations as ``feedback``
+        return [lie / 2, lie]
 
 
 @register_puzzle
@@ -574,6 +603,13 @@ class CoinHeavyLight(_CoinKind, DeterministicKind):
 
     def fixed_plan(self, params: Params, turns: int) -> list[str]:
         return _coded_plan(self, params, self._model(params).coins, turns, dyson=True)
+
+    def canonical_formats(self, params: Params) -> tuple[str, str]:
+        return (
+            "`coin <k> heavy` or `coin <k> light`",
+            "`<left pan> vs <right pan>`, each pan sorted coins with runs of 3 or more as"
+            " `a-b`, e.g. `1-3 vs 4,5,7`",
+        )
 
 
 @lru_cache(maxsize=64)

@@ -135,6 +135,18 @@ class _NumberKind(DeterministicKind):
             chosen[rng.randrange(n)] = None
         return [str(p) for p in chosen]
 
+    def canonical_formats(self, params: Params) -> tuple[str, str]:
+        return "the number in decimal, e.g. `42`", "the number in decimal"
+
+    def edge_probe_texts(self, params: Params, secret: str, rng: random.Random) -> list[str]:
+        """Both ends of the range and, either side of ``secret``, the numbers 1, d and
+        d + 1 away (d the close window; 1 for higher/lower, which has none)."""
+        model = self._model(params)
+        s, top, close = int(secret), model.top, model.close or 1
+        texts = [str(v) for v in (0, top, s - 1, s + 1, s - close, s + close) if 0 <= v <= top]
+        texts += [str(v) for v in (s - close - 1, s + close + 1) if 0 <= v <= top]
+        return texts
+
 
 @lru_cache(maxsize=64)
 def _build(kind: _NumberKind, key: str) -> _Model:

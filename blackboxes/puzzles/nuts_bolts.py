@@ -253,6 +253,22 @@ class NutsAndBolts(DeterministicKind):
             chosen[_name(sorted(zip(nuts, bolts, strict=True)))] = None
         return list(chosen)
 
+    def canonical_formats(self, params: Params) -> tuple[str, str]:
+        return (
+            "every nut with its bolt, nut order, e.g. `1C 2A 3B`",
+            "1 to m pairs sorted by nut then bolt, e.g. `1A 3C`",
+        )
+
+    def template_context(self, params: Params) -> dict[str, Any]:
+        """The parameters and the bolt letters (``bolts``)."""
+        return {**params, "bolts": self._model(params).bolts}
+
+    def edge_probe_texts(self, params: Params, secret: str, rng: random.Random) -> list[str]:
+        """As many of the secret's fitting pairs as a probe takes (every answer "fit"),
+        and its first pair alone."""
+        pairs = secret.split()
+        return [" ".join(rng.sample(pairs, self._model(params).pairs)), pairs[0]]
+
 
 @lru_cache(maxsize=32)
 def _build(kind: NutsAndBolts, key: str) -> _Model:

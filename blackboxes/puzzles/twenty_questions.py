@@ -355,6 +355,22 @@ class TwentyQuestions(DeterministicKind):
         plan = plan or [f"= {v}" for v in range(1, m.top + 1)]
         return [plan[i % len(plan)] for i in range(turns)]
 
+    def canonical_formats(self, params: Params) -> tuple[str, str]:
+        return (
+            "the number in decimal, e.g. `42`",
+            "one question: `<= k`, `>= k`, `between a and b` (a < b), `even`, `odd`,"
+            " `divisible by k`, `= k` or `in {a,b,c}` (2 or more numbers, rising)",
+        )
+
+    def edge_probe_texts(self, params: Params, secret: str, rng: random.Random) -> list[str]:
+        """Every form of question with ``secret`` at, just inside and just outside its
+        bounds (the forms the box does not allow are dropped)."""
+        s = int(secret)
+        texts = [f"= {s}", f"<= {s}", f"<= {s - 1}", f">= {s}", f">= {s + 1}", "even", "odd"]
+        texts += [f"between {s} and {s + 1}", f"between {s - 1} and {s}", f"divisible by {s}"]
+        texts += ["in {" + f"{s - 1},{s + 1}" + "}", "in {" + f"{s},{s + 1}" + "}"]
+        return texts
+
 
 def _prime_powers(top: int) -> list[int]:
     """2, 3, 4, 5, 7, 8, 9, 11, ...: the prime powers up to ``top``, rising."""

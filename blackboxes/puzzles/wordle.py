@@ -38,6 +38,7 @@ __all__ = ["Wordle", "word_list"]
 _WORD = re.compile(r"[a-z]+")
 _MARKS = "-YG"
 """Feedback digit 0, 1, 2: letter absent, present elsewhere, in place."""
+_LETTERS = "abcdefghijklmnopqrstuvwxyz"
 
 
 @lru_cache(maxsize=16)
@@ -263,6 +264,27 @@ class Wordle(DeterministicKind):
                 break
             chosen[words[i]] = None
         return list(chosen)
+
+    def canonical_formats(self, params: Params) -> tuple[str, str]:
+        return "the hidden word, lowercase", "any string of the word's length, letters a-z"
+
+    def edge_probe_texts(self, params: Params, secret: str, rng: random.Random) -> list[str]:
+        """``secret`` reversed, one letter repeated, rotated by one, and sorted."""
+        # Repeated letters exercise the duplicate rule; a reversal moves every letter.
+        texts = [secret[::-1], secret[0] * len(secret), secret[1:] + secret[0]]
+        texts.append("".join(sorted(secret)))
+        return texts
+
+    def off_pool_probe(
+        self, params: Params, rng: random.Random, secret: str | None = None
+    ) -> str | None:
+        """Two times in five, a string of letters that need not be a listed word."""
+        if rng.random() >= 0.4:
+            return None
+        length = self._model(params).length
+        # A small alphabet makes repeated letters, and letters the secret has, common.
+        letters = rng.choice([_LETTERS, "aeinorst", (secret or "") + "etaoin"])
+        return "".join(rng.choice(letters) for _ in range(length))
 
 
 @lru_cache(maxsize=32)

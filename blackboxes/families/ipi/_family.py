@@ -13,7 +13,7 @@ from blackboxes.box import BoxFacts, BoxInfo, JSONValue, Level
 from blackboxes.families import LEVELS, register_family
 from blackboxes.families._base import BoxCall, Family, HypothesisSpace, Rule
 from blackboxes.families.ipi import _queries
-from blackboxes.families.ipi._code import describe, template_context
+from blackboxes.families.ipi._code import describe
 from blackboxes.information import VersionSpace
 from blackboxes.puzzles import PuzzleError, PuzzleKind, get_puzzle, puzzle_names
 from blackboxes.puzzles._base import params_key
@@ -209,7 +209,7 @@ class IpiFamily(Family):
     # -- code ----------------------------------------------------------------
     def code_template(self, rule: Rule) -> tuple[str, dict[str, Any]]:
         puzzle = get_puzzle(rule.kind)
-        return f"code/ipi/{puzzle.name}.py.j2", template_context(puzzle, rule.params)
+        return f"code/ipi/{puzzle.name}.py.j2", puzzle.template_context(rule.params)
 
     # -- protocol ------------------------------------------------------------
     def task_intro(self, level: Level) -> str:

@@ -40,8 +40,6 @@ MAX_QUERY_CHARS = 4000
 U_TOP = math.nextafter(1.0, 0.0)
 """The largest float below 1: the top edge of u's range."""
 
-_LETTERS = "abcdefghijklmnopqrstuvwxyz"
-
 
 @lru_cache(maxsize=8)
 def _secrets(name: str, key: str) -> frozenset[str]:
@@ -110,16 +108,10 @@ def _show(value: object) -> str:
 
 
 def edge_us(kind: PuzzleKind, params: Mapping[str, Any]) -> list[float]:
-    """The u values where a box's reading may flip: 0, the top of [0, 1), and for the
-    noisy kinds each threshold and the float just below it (a `<` written as `<=`)."""
+    """The u values where a box's reading may flip: 0, the top of [0, 1), and each of the
+    kind's noise thresholds and the float just below it (a `<` written as `<=`)."""
     out = [0.0, U_TOP]
-    cuts: list[float] = []
-    if kind.name == "coin_lying":
-        lie = params["lie_percent"] / 100  # the same float operations as the reference
-        cuts = [lie / 2, lie]
-    elif kind.name == "bandit":
-        cuts = [p / 100 for p in params["percents"]]
-    for cut in cuts:
+    for cut in kind.noise_cuts(params):
         out += [cut, math.nextafter(cut, 0.0)]
     return sorted({u for u in out if 0.0 <= u < 1.0})
 
@@ -151,48 +143,12 @@ def aimed_probes(
     kind: PuzzleKind, params: Mapping[str, Any], secret: str, rng: random.Random
 ) -> list[str]:
     """Probes at the edges of ``secret``'s feedback: the secret probed with itself (a
-    guess), the probes just inside and outside its window, the cells it covers, then the
-    kind's own probes aimed at it."""
+    guess), the kind's edge probes (just inside and outside its window, the cells it
+    covers, ...), then the kind's candidate probes aimed at it."""
     texts: list[str] = []
-    name = kind.name
     if kind.shares_format:
         texts.append(secret)
-    if name.startswith("number_"):
-        s, top = int(secret), int(params["n"])
-        close = int(params.get("close", 1))
-        texts += [str(v) for v in (0, top, s - 1, s + 1, s - close, s + close) if 0 <= v <= top]
-        texts += [str(v) for v in (s - close - 1, s + close + 1) if 0 <= v <= top]
-    elif name == "twenty_questions":
-        s = int(secret)
-        texts += [f"= {s}", f"<= {s}", f"<= {s - 1}", f">= {s}", f">= {s + 1}", "even", "odd"]
-        texts += [f"between {s} and {s + 1}", f"between {s - 1} and {s}", f"divisible by {s}"]
-        texts += ["in {" + f"{s - 1},{s + 1}" + "}", "in {" + f"{s},{s + 1}" + "}"]
-    elif name.startswith("battleship_"):
-        cells = secret.replace("ships ", "").replace("; bombs", "").replace("none", "").split()
-        for ship in cells:
-            ends = ship.split("-")
-            texts += ends
-            # The cell past each end: a miss that an off-by-one would call a hit.
-            for end in ends:
-                row, col = end[0], int(end[1:])
-                texts += [f"{row}{col + 1}", f"{row}{col - 1}", f"{chr(ord(row) + 1)}{col}"]
-    elif name.startswith("coin_"):
-        coin = int(secret.split()[1])
-        coins = int(params["coins"])
-        other = 1 if coin != 1 else 2
-        third = next(c for c in range(1, coins + 1) if c not in (coin, other))
-        texts += [f"{coin} vs {other}", f"{other} vs {coin}", f"{other} vs {third}"]
-        left = list(range(1, coins // 2 + 1))
-        texts.append(f"{','.join(map(str, left))} vs {','.join(str(c + len(left)) for c in left)}")
-    elif name == "wordle":
-        # Repeated letters exercise the duplicate rule; a reversal moves every letter.
-        texts += [secret[::-1], secret[0] * len(secret), secret[1:] + secret[0]]
-        texts.append("".join(sorted(secret)))
-    elif name == "nuts_and_bolts":
-        pairs = secret.split()
-        texts += [" ".join(rng.sample(pairs, int(params["pairs"]))), pairs[0]]
-    elif name == "bandit":
-        texts += [f"arm {a}" for a in range(1, len(params["percents"]) + 1)]
+    texts += kind.edge_probe_texts(params, secret, rng)
     probes = _canonical(kind, params, texts)
     probes += [p for p in kind.candidate_probes(params, rng, 4, [secret]) if p not in probes]
     return probes
@@ -201,13 +157,11 @@ def aimed_probes(
 def random_probe(
     kind: PuzzleKind, params: Mapping[str, Any], rng: random.Random, secret: str | None = None
 ) -> str:
-    """A probe drawn from the kind's pools: aimed at ``secret`` now and then, and for
-    Wordle also any string of letters (probes need not be listed words)."""
-    if kind.name == "wordle" and rng.random() < 0.4:
-        length = int(params["length"])
-        # A small alphabet makes repeated letters, and letters the secret has, common.
-        letters = rng.choice([_LETTERS, "aeinorst", (secret or "") + "etaoin"])
-        return "".join(rng.choice(letters) for _ in range(length))
+    """A probe drawn from the kind's pools, aimed at ``secret`` now and then; or one the
+    kind draws outside its pools (Wordle: any string of letters, not only listed words)."""
+    off_pool = kind.off_pool_probe(params, rng, secret)
+    if off_pool is not None:
+        return off_pool
     plausible = [secret] if secret is not None and rng.random() < 0.5 else []
     pool = kind.candidate_probes(params, rng, 8, plausible) or kind.fixed_plan(params, 8)
     return rng.choice(pool)

@@ -3,13 +3,16 @@ queries (secret, probe, u) and the inputs drawn over them."""
 
 from __future__ import annotations
 
+import ast
 import json
 import math
 import random
+from pathlib import Path
 from typing import Any
 
 import pytest
 
+import blackboxes.families.ipi as ipi_package
 from blackboxes.families import family_for_box, get_family
 from blackboxes.families.ipi import IpiFamily
 from blackboxes.families.ipi._queries import U_TOP
@@ -39,6 +42,20 @@ def test_the_family_is_registered_with_its_puzzles() -> None:
     assert len(set(IPI.kinds("easy")) | set(IPI.kinds("hard"))) == 13
     with pytest.raises(UnknownNameError):
         IPI.kinds("medium")  # type: ignore[arg-type]
+
+
+def test_the_family_modules_never_name_a_puzzle_kind() -> None:
+    # Each kind's part (formats, noise, template context, edge probes) lives on the kind,
+    # so that adding a kind adds its module and touches no module of the family.
+    names = set(puzzle_names())
+    for path in sorted(Path(ipi_package.__file__).parent.glob("*.py")):
+        literals = {
+            node.value
+            for node in ast.walk(ast.parse(path.read_text()))
+            if isinstance(node, ast.Constant) and isinstance(node.value, str)
+        }
+        prefixes = {s for s in literals if s.endswith("_") and any(n.startswith(s) for n in names)}
+        assert not literals & names and not prefixes, path.name
 
 
 @pytest.mark.parametrize("level", ["easy", "hard"])

@@ -74,6 +74,19 @@ def test_sampled_params_are_json_valid_varied_and_deterministic(name: str) -> No
 
 
 @pytest.mark.parametrize("name", NAMES)
+def test_each_kind_states_its_box_code_formats_noise_and_context(name: str) -> None:
+    kind, params = get_puzzle(name), SMALL[name]
+    secret, probe = kind.canonical_formats(params)
+    assert secret.strip() and probe.strip()
+    cuts = kind.noise_cuts(params)
+    assert bool(cuts) == kind.noisy and all(0.0 < u < 1.0 for u in cuts)
+    deterministic = kind.noise_spec(params) == "The puzzle is deterministic: ignore u."
+    assert deterministic != kind.noisy
+    context = kind.template_context(params)
+    assert all(context[key] == value for key, value in params.items())
+
+
+@pytest.mark.parametrize("name", NAMES)
 def test_a_level_the_kind_does_not_offer_is_refused(name: str) -> None:
     kind = get_puzzle(name)
     for level in {"easy", "hard", "medium"} - set(kind.levels):
