@@ -13,6 +13,7 @@ from blackboxes.puzzles import (  # noqa: F401
     battleship,
     codes,
     coins,
+    designed,
     numbers,
     nuts_bolts,
     twenty_questions,

@@ -88,6 +88,8 @@ class PuzzleKind(ABC):
     shares_format: ClassVar[bool] = False
     """True when a probe is written like an answer (a guess): the candidate pools then
     include still-plausible answers, and ``solved_feedback`` is what guessing right says."""
+    drawn: ClassVar[bool] = True
+    """False for a kind no suite draws (a designed puzzle, which only a designer makes)."""
 
     # -- parameters ----------------------------------------------------------
     @abstractmethod
@@ -212,6 +214,26 @@ class PuzzleKind(ABC):
         """For the coder's spec: how the canonical secret and the canonical probe the box
         is called with are written, e.g. ("the digits, e.g. `0123`", "the digits")."""
 
+    def measurement_triples(self, params: Params) -> list[tuple[str, str, float]]:
+        """The (secret, probe, u) calls whose replies from a box's code complete the
+        parameters of a puzzle only its code defines (a designed puzzle's feedback
+        table); none for a kind with rules of its own."""
+        return []
+
+    def with_measurements(self, params: Params, replies: Sequence[object]) -> dict[str, Any]:
+        """The parameters completed by the replies to :meth:`measurement_triples`, in
+        order; PuzzleError when they make no valid puzzle."""
+        return dict(params)
+
+    def spec_params(self, params: Params) -> dict[str, Any]:
+        """The parameters as the coder's spec quotes them (all of them by default; a
+        designed puzzle leaves out the feedback table measured from a coder's code)."""
+        return dict(params)
+
+    def display_title(self, params: Params) -> str:
+        """The puzzle's name in a box's intro (the kind's title; a designer's own)."""
+        return self.title
+
     def noise_spec(self, params: Params) -> str:
         """For the coder's spec: the exact use of the caller's ``u`` (a noisy kind states
         its thresholds and what each range of u returns)."""
@@ -334,9 +356,14 @@ def get_puzzle(name: str) -> PuzzleKind:
     return kind
 
 
-def puzzle_names(level: Level | None = None) -> list[str]:
-    """The registered kinds, sorted; with ``level``, only those offered at it."""
-    return sorted(n for n, k in _REGISTRY.items() if level is None or level in k.levels)
+def puzzle_names(level: Level | None = None, *, designed: bool = False) -> list[str]:
+    """The kinds suites draw, sorted; with ``level``, only those offered at it; with
+    ``designed``, the kinds only a designer makes as well."""
+    return sorted(
+        n
+        for n, k in _REGISTRY.items()
+        if (level is None or level in k.levels) and (k.drawn or designed)
+    )
 
 
 # -- version space ------------------------------------------------------------------

@@ -15,8 +15,9 @@ def describe(kind: PuzzleKind, params: Mapping[str, Any]) -> str:
     """The coder's spec: the interface, the canonical formats, the rules and the noise."""
     secret, probe = kind.canonical_formats(params)
     return (
-        f"An interactive puzzle, {kind.title} (kind {kind.name}, parameters"
-        f" {json.dumps(dict(params), sort_keys=True)}). Write `blackbox(secret, probe, u)`:"
+        f"An interactive puzzle, {kind.display_title(params)} (kind {kind.name}, parameters"
+        f" {json.dumps(kind.spec_params(params), sort_keys=True)}). Write"
+        " `blackbox(secret, probe, u)`:"
         " it returns the feedback string the rules below give for probe `probe` when the"
         " hidden answer is `secret`; `u` is a number in [0, 1) the caller draws per probe.\n"
         f"The secret is written {secret}; the probe is written {probe} (both always in"

@@ -17,6 +17,15 @@ from blackboxes.families.ipi._code import describe
 from blackboxes.information import VersionSpace
 from blackboxes.puzzles import PuzzleError, PuzzleKind, get_puzzle, puzzle_names
 from blackboxes.puzzles._base import params_key
+from blackboxes.puzzles.designed import (
+    MAX_ANSWER_CHARS,
+    MAX_DESIGNED_ANSWERS,
+    MAX_FEEDBACK_CHARS,
+    MAX_LABELS,
+    MAX_RULES_CHARS,
+    MAX_TITLE_CHARS,
+    DesignedPuzzle,
+)
 from oracle_bench.errors import FamilyError, InvalidQueryError, UnknownNameError
 
 __all__ = ["IpiFamily"]
@@ -33,6 +42,32 @@ _GENERIC_INTRO = (
     " puzzle's full rules (the hidden answer, the probes, the feedback, any noise, the"
     " answer format).\n"
 )
+
+
+DESIGNED = DesignedPuzzle.name
+"""The puzzle kind of an LLM-designed box (``blackboxes.puzzles.designed``)."""
+
+_DESIGN_BRIEF = """\
+The rule is a new interactive puzzle. Its rules are public (players read them before \
+playing); only each instance's hidden answer is secret. The description you submit IS \
+the rules the players read: say what the hidden answer is, that a probe is a guess (any \
+one of the possible answers), and exactly what feedback a probe gets, with examples. \
+Besides the description give:
+- title: the puzzle's name (at most {title_chars} characters);
+- answers: every possible hidden answer, 2 to {answers} distinct strings of at most \
+{answer_chars} characters (case and spacing never distinguish two answers); each \
+instance's answer is drawn uniformly from them, and players may probe with any of them.
+The feedback must be a deterministic function of (hidden answer, probe): one line of at \
+most {feedback_chars} characters, at most {labels} distinct feedback strings over all \
+probes and answers, and informative (different answers get different feedback for some \
+probe). The description is at most {rules_chars} characters.
+"""
+
+_DESIGN_LEVEL = {
+    "easy": "Level easy: a careful player can pin the answer down in about 5 to 10 probes.\n",
+    "hard": "Level hard: a careful player needs more than 10 probes (a larger answer set, "
+    "feedback that tells less per probe).\n",
+}
 
 
 @register_family
@@ -106,9 +141,10 @@ class IpiFamily(Family):
         return IpiFamily(puzzle, self._checked(puzzle, params))
 
     def _puzzle_named(self, name: object) -> PuzzleKind:
-        if not isinstance(name, str) or name not in puzzle_names():
+        known = puzzle_names(designed=True)
+        if not isinstance(name, str) or name not in known:
             raise FamilyError(
-                f"unknown IPI puzzle {str(name)[:60]!r}; available: {', '.join(puzzle_names())}"
+                f"unknown IPI puzzle {str(name)[:60]!r}; available: {', '.join(known)}"
             )
         return get_puzzle(name)
 
@@ -142,7 +178,7 @@ class IpiFamily(Family):
         return self._rule(name, level, get_puzzle(name).sample_params(rng, level))
 
     def rule_from_params(self, kind: str, level: Level, params: Mapping[str, JSONValue]) -> Rule:
-        if kind not in self.kinds(level):
+        if kind not in puzzle_names(level, designed=True):
             raise FamilyError(f"IPI has no {level} puzzle {kind!r}")
         return self._rule(kind, level, params)
 
@@ -152,6 +188,8 @@ class IpiFamily(Family):
         checked: dict[str, JSONValue] = json.loads(key)
 
         def fn(x: JSONValue) -> JSONValue:
+            if not puzzle.drawn:
+                raise FamilyError("a designed puzzle has no reference: its box's code defines it")
             secret, probe, u = _queries.check_triple(puzzle, checked, x)
             return puzzle.feedback(checked, secret, probe, u)
 
@@ -162,7 +200,76 @@ class IpiFamily(Family):
             params=checked,
             description=describe(puzzle, checked),
             fn=fn,
+            reference=puzzle.drawn,
         )
+
+    # -- LLM designs: a puzzle of listed answers -------------------------------
+    def design_schema(self, level: Level) -> dict[str, Any] | None:
+        """A designed IPI puzzle lists its answers (its rules are the description);
+        its feedback comes from the accepted code (:meth:`design_measurements`)."""
+        self.kinds(level)
+        return {
+            "title": {"type": "string", "maxLength": MAX_TITLE_CHARS},
+            "answers": {
+                "type": "array",
+                "items": {"type": "string", "maxLength": MAX_ANSWER_CHARS},
+                "minItems": 2,
+                "maxItems": MAX_DESIGNED_ANSWERS,
+            },
+        }
+
+    def design_brief(self, level: Level) -> str:
+        self.kinds(level)
+        return (
+            _DESIGN_BRIEF.format(
+                answers=MAX_DESIGNED_ANSWERS,
+                answer_chars=MAX_ANSWER_CHARS,
+                labels=MAX_LABELS,
+                feedback_chars=MAX_FEEDBACK_CHARS,
+                title_chars=MAX_TITLE_CHARS,
+                rules_chars=MAX_RULES_CHARS,
+            )
+            + _DESIGN_LEVEL[level]
+        )
+
+    def _design_params(self, description: str, design: Mapping[str, Any]) -> dict[str, Any]:
+        if not isinstance(design, Mapping) or set(design) != {"title", "answers"}:
+            raise FamilyError("an IPI design has exactly the fields title and answers")
+        rules = description.strip()
+        params = {"title": design["title"], "rules": rules, "answers": design["answers"]}
+        try:
+            get_puzzle(DESIGNED).check_params(params)
+        except PuzzleError as exc:
+            raise FamilyError(str(exc)) from None
+        return params
+
+    def check_design(self, level: Level, description: str, design: Mapping[str, Any]) -> None:
+        """A title, the rules (the description) and 2 to 256 distinct listed answers."""
+        self.kinds(level)
+        self._design_params(description, design)
+
+    def rule_from_design(
+        self, level: Level, description: str, design: Mapping[str, Any], rng: random.Random
+    ) -> Rule:
+        """The designed puzzle: no reference; its code, measured, completes it."""
+        self.kinds(level)
+        return self._rule(DESIGNED, level, self._design_params(description, design))
+
+    def design_measurements(self, rule: Rule) -> list[JSONValue]:
+        """The calls whose replies complete a puzzle only its code defines (a designed
+        puzzle's feedback table); none for a drawn puzzle."""
+        puzzle = get_puzzle(rule.kind)
+        return [list(t) for t in puzzle.measurement_triples(rule.params)]
+
+    def with_measurements(self, rule: Rule, outputs: Sequence[JSONValue]) -> Rule:
+        """The rule with what its code's replies tell (the designed puzzle's table);
+        FamilyError when they make no valid puzzle."""
+        puzzle = get_puzzle(rule.kind)
+        try:
+            params = puzzle.with_measurements(rule.params, outputs)
+        except PuzzleError as exc:
+            raise FamilyError(str(exc)) from None
+        return self._rule(rule.kind, rule.level, params)
 
     def hypothesis_space(self, kind: str, level: Level) -> HypothesisSpace:
         """Exact on a box's family (its puzzle is ``kind``): log2 of the distinct answers
@@ -209,6 +316,8 @@ class IpiFamily(Family):
     # -- code ----------------------------------------------------------------
     def code_template(self, rule: Rule) -> tuple[str, dict[str, Any]]:
         puzzle = get_puzzle(rule.kind)
+        if not puzzle.drawn:
+            raise FamilyError("a designed puzzle has no code template: an LLM coder writes it")
         return f"code/ipi/{puzzle.name}.py.j2", puzzle.template_context(rule.params)
 
     # -- protocol ------------------------------------------------------------
@@ -217,7 +326,10 @@ class IpiFamily(Family):
         self.kinds(level)
         if self._puzzle is None:
             return _GENERIC_INTRO
-        return _INTRO.format(title=self._puzzle.title, rules=self._puzzle.rules_text(self.params))
+        params = self.params
+        return _INTRO.format(
+            title=self._puzzle.display_title(params), rules=self._puzzle.rules_text(params)
+        )
 
     @property
     def input_schema(self) -> str:
