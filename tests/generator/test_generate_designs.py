@@ -3,7 +3,9 @@ SDKs against the loopback server, the real sandbox, then the suite evaluated."""
 
 from __future__ import annotations
 
+import itertools
 import json
+import math
 import random
 from collections.abc import Iterator
 from pathlib import Path
@@ -132,3 +134,60 @@ def test_a_designed_suite_is_reproducible(server: LoopbackServer, tmp_path: Path
         )
         trees.append(tree(out))
     assert trees[0] == trees[1]
+
+
+IPI_ANSWERS = ["".join(p) for p in itertools.product("abc", repeat=3)]
+IPI_RULES = (
+    "A word of three letters from a, b, c is hidden. Probe with any such word; the feedback"
+    " says how many letters are in the right place, e.g. `2 in place`."
+)
+IPI_CODE = """\
+def blackbox(secret, probe, u):
+    n = 0
+    for i in range(3):
+        if secret[i] == probe[i]:
+            n = n + 1
+    return str(n) + " in place"
+"""
+IPI_NOISY = IPI_CODE.replace("return", "if u > 0.5:\n        n = 0\n    return")
+
+
+def test_a_designed_puzzle_is_measured_retried_and_played(
+    server: LoopbackServer, tmp_path: Path
+) -> None:
+    server.add(
+        verdict_reply(),
+        verdict_reply(),
+        design_reply(IPI_RULES, title="Three letters", answers=IPI_ANSWERS),
+        code_reply(IPI_NOISY),
+        code_reply(IPI_CODE),
+    )
+    out = tmp_path / "ipi"
+    generate_suite(
+        GenerateConfig(
+            category="IPI", level="easy", n=1, seed=2, out=out, backend="llm", llm=_models(server)
+        )
+    )
+    _, [box] = load_suite_boxes(out)
+    provenance = json.loads((box.path / "provenance.json").read_text())
+    first, second = provenance["attempts"]
+    # The refiner said correct both times; the measurement overruled the code that used u.
+    assert first["checks"]["measured"] is False and first["overruled"] is True
+    assert "a designed puzzle ignores u" in first["errors"][0]
+    assert second["checks"]["measured"] is True and "differential" not in second["checks"]
+    # The coder that wrote again was told why.
+    coders = [r for r in server.requests if WRITE in json.dumps(r.body)]
+    assert "ignores u" in json.dumps(coders[1].body)
+    assert box.info.interface["puzzle"] == "designed"
+    assert box.facts.has_reference is False and box.facts.t_info == 3
+    assert box.code == IPI_CODE
+    run = evaluate_suite(
+        out, ["random", "fixed", "adaptive"], TurnShot(5, 1), "instant", 0, tmp_path / "r"
+    )
+    assert run.failed == 0 and run.executed == 3
+    summary = json.loads((tmp_path / "r" / "summary.json").read_text())
+    groups = {row["agent"]: row for row in summary["groups"]}
+    # The version space comes from the measured table: 27 answers, every bit realised.
+    assert groups["adaptive"]["score_mean"] == 1.0 and groups["adaptive"]["t_info_mean"] == 3.0
+    assert groups["adaptive"]["bits_mean"] == pytest.approx(math.log2(27))
+    assert all(row["bound_violations"] == 0 for row in summary["groups"])
