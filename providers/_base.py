@@ -105,7 +105,7 @@ class Attempt:
     reasoning_blocks: list[dict[str, Any]] = field(default_factory=list)
 
 
-class BaseProvider:
+class BaseProvider(abc.ABC):
     """Cache, concurrency bound, retries, latency, cost and params around ``_attempt``."""
 
     def __init__(self, settings: ProviderSettings) -> None:
@@ -119,6 +119,7 @@ class BaseProvider:
         """The model options as sent (defaults filled in); part of the cache key."""
         return dict(self.settings.options)
 
+    @abc.abstractmethod
     def _attempt(
         self,
         messages: Sequence[ChatMessage],
@@ -131,7 +132,6 @@ class BaseProvider:
         Read the 200 response inside ``with reading_body():`` so that any failure there is a
         malformed body; ``complete`` also checks that the ``Attempt`` makes a valid ``Reply``.
         """
-        raise NotImplementedError
 
     def close(self) -> None:
         """Release the HTTP client, if any (providers are also fine to drop unclosed)."""
@@ -139,8 +139,9 @@ class BaseProvider:
         if client is not None:
             client.close()
 
-    def _cache_hit(self, reply: Reply, messages: Sequence[ChatMessage]) -> None:
-        """Called when a call is served from the cache (the scripted provider advances)."""
+    def _cache_hit(self, reply: Reply, messages: Sequence[ChatMessage]) -> None:  # noqa: B027
+        """Called when a call is served from the cache (the scripted provider advances);
+        a hook, doing nothing unless a provider needs it."""
 
     def complete(
         self,

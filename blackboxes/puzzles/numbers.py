@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import random
+from abc import abstractmethod
 from collections.abc import Sequence
 from dataclasses import dataclass
 from functools import cached_property, lru_cache
@@ -101,8 +102,9 @@ class _NumberKind(DeterministicKind):
         text = bounded(text, "an answer")
         return str(single_int(text, 0, model.top, self._expected(model), _FILLERS))
 
+    @abstractmethod
     def _code(self, model: _Model, secret: int, probe: int) -> int:
-        raise NotImplementedError
+        """The feedback code of ``probe`` when the secret is ``secret``."""
 
     def feedback(self, params: Params, secret: str, probe: str, u: float) -> str:
         model = self._model(params)
