@@ -1,14 +1,16 @@
 """Which (game, strategy kind) pairs a suite draws at each level.
 
-Easy pairs: what one exploration game reveals to any player, blind or not (measured
-with the baselines: every one of them reaches the optimum): short cycles, copies and
+Easy pairs: what one exploration game reveals to a systematic player (measured with the
+baselines: the fixed sweep reaches the optimum or close to it): short cycles, copies and
 beats of the last move, small mixed subsets, the classic prisoner's dilemma replies,
-win-stay lose-shift, frequency counting, triggers, reactive maps of 2-action games and
-Load-Shoot-Defend's reactive and bullet-map players. Hard pairs: what one blind game
-does not reveal: reactive maps of the last move (3 and 7 actions) and of the last two,
-wary cycles that change once beaten, RPS-7 triggers, narrowly mixed strategies, patient
-shooters, card piles and the median-first adaptive order (ORACLE's hard GSI boxes are
-of these kinds: slice, smart, the RPS-7 mapping).
+win-stay lose-shift, frequency counting, triggers, reactive maps of the last move and, in
+the two-action games, of the last two, wary RPS cycles, patient scout shooters and the
+median-first card order. Hard pairs: what one game does not reveal, blind or systematic:
+reactive maps of the last two moves (three actions) and of long memories (the last four
+moves in two-action games, three in three-action ones: 16 and 27 contexts, more than a
+game has rounds), wary cycles that change once beaten, RPS-7 maps of the last move,
+narrowly mixed strategies, patient shooters and card piles (ORACLE's hard GSI boxes are of
+these kinds: slice, the RPS-7 mapping).
 """
 
 from __future__ import annotations
@@ -61,27 +63,31 @@ LEVEL_PAIRS: Mapping[str, tuple[tuple[str, str], ...]] = {
         ("lsd", "reactive"),
         ("lsd", "bullet_map"),
         ("lsd_scout", "bullet_map"),
+        ("rps", "reactive"),
+        ("rps", "wary"),
+        ("rps7", "trigger"),
+        ("pennies", "reactive_pair"),
+        ("pd", "reactive_pair"),
+        ("lsd_scout", "patient"),
+        ("cards", "median"),
     ),
     "hard": (
-        ("rps", "reactive"),
         ("rps", "reactive_pair"),
-        ("rps", "wary"),
         ("rps7", "reactive"),
-        ("rps7", "trigger"),
         ("rps7", "wary"),
         ("rps7", "mixed_weights"),
         ("anti_rps", "reactive_pair"),
         ("anti_rps", "wary"),
-        ("pennies", "reactive_pair"),
         ("pennies", "wary"),
-        ("pd", "reactive_pair"),
         ("pd", "mixed_weights"),
         ("lsd", "patient"),
         ("lsd", "mixed_subset"),
-        ("lsd_scout", "patient"),
         ("lsd_scout", "mixed_subset"),
         ("cards", "piles"),
-        ("cards", "median"),
+        ("rps", "reactive_memory"),
+        ("anti_rps", "reactive_memory"),
+        ("pennies", "reactive_memory"),
+        ("pd", "reactive_memory"),
     ),
 }
 

@@ -28,7 +28,14 @@ from blackboxes.games._space import (
     entropy,
     version_space,
 )
-from blackboxes.games._strategy import History, Params, Strategy, get_strategy, params_from_json
+from blackboxes.games._strategy import (
+    History,
+    Opponent,
+    Params,
+    Strategy,
+    get_strategy,
+    params_from_json,
+)
 from blackboxes.games._values import BestResponse
 
 __all__ = ["Candidate", "MixtureSpace", "mixture_space"]
@@ -212,22 +219,26 @@ class MixtureSpace:
     def best_response(
         self, settings: Mapping[str, int], history: History, horizon: Horizon = "game"
     ) -> str:
-        """The best action for the next round against the posterior, as
-        :meth:`StrategySpace.best_response` but over every kind: with ``game`` and at most
-        :data:`QMDP_LIMIT` candidates in all, each candidate scored by its own optimal
-        values; otherwise (or with ``round``) the most expected points this round under
-        :meth:`predictive`. Ties go to the action first in the game's order."""
+        """The best action for the next round against the posterior. With ``game``: the
+        most posterior-expected optimal score for the rest of the game, each kind's
+        candidates scored by their own optimal values (a player assumed to learn the
+        opponent after this round), a factorised kind with too many candidates by its
+        average opponent's (:meth:`FactorisedSpace.mean_opponent`); when some other kind
+        has too many (more than :data:`QMDP_LIMIT` in all), or with ``round``: the most
+        expected points this round under :meth:`predictive`. Ties go to the action first
+        in the game's order."""
         checked = self.game.settings(settings)
         if len(history) >= self.game.rounds(checked):
             raise GameError("the game is over: no next round")
         state = _walk(self.game, checked, history).states[-1]
         actions = self.game.actions(state)
+        plans = self._plans(checked, history) if horizon == "game" else None
         scores = dict.fromkeys(actions, ZERO)
-        post = self.posterior(checked, history, QMDP_LIMIT) if horizon == "game" else None
-        if post:
-            for name, params, weight in post:
-                solver = self._solver(name, checked, params)
-                strat_state = solver.opponent.replay(history)
+        if plans:
+            rounds = self.game.rounds(checked)
+            for weight, opponent, solver in plans:
+                solver = solver or BestResponse(self.game, opponent, rounds)
+                strat_state = opponent.replay(history)
                 for a, q in solver.q_values(len(history), state, strat_state).items():
                     scores[a] += weight * q
         else:
@@ -238,6 +249,32 @@ class MixtureSpace:
                     ZERO,
                 )
         return max(actions, key=lambda a: (scores[a], -actions.index(a)))
+
+    def _plans(
+        self, settings: Mapping[str, int], history: History
+    ) -> list[tuple[Fraction, Opponent, BestResponse | None]] | None:
+        """What a game-long best response weighs: each candidate with its posterior weight
+        (and cached solver), or a factorised kind's average opponent when it has too many;
+        None when another kind has too many (at most :data:`QMDP_LIMIT` in all)."""
+        weights = self.kind_weights(settings, history)
+        out: list[tuple[Fraction, Opponent, BestResponse | None]] = []
+        listed = 0
+        for c, name in zip(self.components, self.kinds, strict=True):
+            w = weights.get(name, ZERO)
+            if not w:
+                continue
+            post = c.posterior(settings, history, QMDP_LIMIT - listed)
+            if post is not None:
+                listed += len(post)
+                for params, p in post:
+                    solver = self._solver(name, settings, params)
+                    out.append((w * p, solver.opponent, solver))
+                continue
+            mean = c.mean_opponent(settings, history) if isinstance(c, FactorisedSpace) else None
+            if mean is None:
+                return None
+            out.append((w, mean, None))
+        return out
 
     def information(self, settings: Mapping[str, int], history: History) -> dict[str, float]:
         """For each legal player action now, the expected information (bits) the

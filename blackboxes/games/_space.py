@@ -23,7 +23,7 @@ from abc import ABC, abstractmethod
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from fractions import Fraction
-from typing import Any, Literal
+from typing import Any, Literal, cast
 
 from blackboxes.games._base import Game, GameError, GameState
 from blackboxes.games._strategy import (
@@ -32,6 +32,7 @@ from blackboxes.games._strategy import (
     Opponent,
     Params,
     Strategy,
+    StratState,
     params_from_json,
 )
 from blackboxes.games._values import BestResponse
@@ -337,6 +338,17 @@ class FactorisedSpace(StrategySpace):
     def count(self) -> int:
         return math.prod(len(v) for v in self.allowed)
 
+    def mean_opponent(self, settings: Mapping[str, int], history: History) -> Opponent | None:
+        """The posterior's average opponent given also ``history`` (see
+        :class:`_MeanKind`): what a best response over too many candidates to weigh one
+        by one plans against. None when no parameter explains ``history``."""
+        checked = self.game.settings(settings)
+        allowed = tuple(self._narrowed(checked, history))
+        if not all(allowed):
+            return None
+        inner = Opponent(self.kind, self.game, _items(checked), tuple(v[0] for v in allowed))
+        return Opponent(_MeanKind(inner, allowed), self.game, _items(checked), ())
+
     def contains(self, params: Params) -> bool:
         wanted = params_from_json(params)
         return len(wanted) == len(self.allowed) and all(
@@ -387,6 +399,58 @@ class FactorisedSpace(StrategySpace):
                     _add(joint, (b, self.kind.action_of(self.game, after, v1)), p)
             out[a] = (joint, 0.0)
         return out
+
+
+class _MeanKind(Strategy):
+    """The posterior's average opponent of a factorised space: the kind's own machine,
+    each round drawing the deciding component's value uniformly from its allowed values,
+    independently (a value seen again is drawn afresh: what a planner that does not
+    count on learning within the game assumes). Built by
+    :meth:`FactorisedSpace.mean_opponent`, never registered."""
+
+    name = "posterior_mean"
+    title = "the posterior's average opponent"
+    mixed = True
+
+    def __init__(self, inner: Opponent, allowed: tuple[tuple[Any, ...], ...]) -> None:
+        self.inner = inner
+        self.kind = cast(FactorisedKind, inner.strategy)
+        self.allowed = allowed
+
+    def applies(self, game: Game) -> bool:
+        return game is self.inner.game
+
+    def space(self, game: Game, settings: Mapping[str, int]) -> Sequence[Params]:
+        return [()]
+
+    def describe(self, game: Game, params: Params) -> str:
+        return f"plays as the average {self.kind.name} opponent still possible"
+
+    def initial(self, op: Opponent) -> StratState:
+        return self.kind.initial(self.inner)
+
+    def distribution(
+        self, op: Opponent, strat_state: StratState, game_state: GameState
+    ) -> dict[str, Fraction]:
+        values = self.allowed[self.kind.component_of(self.inner, strat_state)]
+        dist: dict[str, Fraction] = {}
+        for v in values:
+            b = self.kind.action_of(op.game, game_state, v)
+            dist[b] = dist.get(b, ZERO) + Fraction(1, len(values))
+        return dist
+
+    def update(
+        self, op: Opponent, strat_state: StratState, player_action: str, opp_action: str
+    ) -> StratState:
+        return self.kind.update(self.inner, strat_state, player_action, opp_action)
+
+    def reference(
+        self, op: Opponent, history: History, game_state: GameState
+    ) -> dict[str, Fraction]:
+        strat_state = self.initial(op)
+        for a, b in history:
+            strat_state = self.update(op, strat_state, a, b)
+        return self.distribution(op, strat_state, game_state)
 
 
 def version_space(game: Game, strategy: Strategy, settings: Mapping[str, int]) -> StrategySpace:

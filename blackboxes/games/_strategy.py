@@ -190,6 +190,12 @@ class Strategy(ABC):
         """True when the opponent with ``params`` draws from a distribution."""
         return self.mixed
 
+    def reply_memory(self, game: Game) -> int:
+        """How many of the player's last moves a reply of the kind reads as a context (a
+        reactive map of the last k moves: k); 0 for the kinds that are no such map. What
+        a systematic explorer that knows the kinds sweeps runs of."""
+        return 0
+
     def log2_size(self, game: Game, settings: Mapping[str, int]) -> float:
         """log2|H|: log2 of the number of parameters."""
         return math.log2(len(self.space(game, settings)))
@@ -245,6 +251,11 @@ class FactorisedKind(Strategy):
     @abstractmethod
     def action_of(self, game: Game, game_state: GameState, value: Any) -> str:
         """The action a component's ``value`` plays in ``game_state``."""
+
+    @abstractmethod
+    def component_of(self, op: Opponent, strat_state: StratState) -> int:
+        """:meth:`component` read off the machine's state: the component that decides
+        the next action in ``strat_state`` (what a solver over the states needs)."""
 
     def space(self, game: Game, settings: Mapping[str, int]) -> Sequence[Params]:
         return ProductSpace(self.domains(game, settings))

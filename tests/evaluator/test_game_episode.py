@@ -334,6 +334,19 @@ def test_fixed_exploration_is_the_sweep_over_the_games_actions() -> None:
     assert [r.action for r in first] == [order[i] for i in sweep(7)[: len(first)]]
 
 
+@pytest.mark.parametrize(("game", "order"), [("rps", 3), ("pd", 4)])
+def test_the_sweep_runs_as_long_as_the_longest_context_a_map_of_the_prior_reads(
+    game: str, order: int
+) -> None:
+    # A map of the last k moves sees a new context every round of a sweep of k-runs.
+    traj = play(baseline("fixed", game, "reactive_memory"), game, "reactive_memory")
+    actions = get_game(game).alphabet({})
+    first = traj.settings_played[0].exploration[0].rounds
+    assert [r.action for r in first] == [actions[i] for i in sweep(len(actions), order)[:6]]
+    runs = {tuple(r.action for r in first[i : i + order]) for i in range(len(first) - order + 1)}
+    assert len(runs) == len(first) - order + 1
+
+
 @pytest.mark.parametrize(("context", "fresh"), [("reset", True), ("keep", False)])
 def test_baselines_forget_earlier_settings_only_when_the_context_resets(
     context: str, fresh: bool

@@ -8,10 +8,11 @@ whether their play responds to the opponent (ORACLE's tiers):
 - ``random`` explores with uniformly random legal actions;
 - ``fixed`` explores with a fixed sweep of the game's actions that plays every action
   first and then every ordered pair of consecutive actions (every triple in 2-action
-  games, whose pairs repeat too soon; :func:`sweep`), the same whatever happens;
-- both play an evaluation game open-loop: the optimal play against the posterior's most
-  probable opponent, planned before the game (the opponent's likeliest answers
-  simulated) and kept whatever the real opponent does (systematic, not adaptive);
+  games, whose pairs repeat too soon; runs as long as the longest context a map of the
+  prior reads; :func:`sweep`), the same whatever happens;
+- both play an evaluation game open-loop: planned before the game, each round the
+  posterior's best response with the opponent's likeliest replies taken as seen, and
+  kept whatever the real opponent does (systematic, not adaptive);
 - ``adaptive`` explores where it pays: each exploration round it plays the move whose
   replies (this round's and the next) would tell most about the opponent
   (:meth:`MixtureSpace.information`, greedy expected information), preferring among
@@ -31,7 +32,6 @@ from collections.abc import Mapping
 from functools import lru_cache
 from typing import Any
 
-from blackboxes.games import best_response_policy, get_strategy
 from evaluator.kinds.game.protocol import (
     GameAgentContext,
     GameBriefing,
@@ -128,25 +128,21 @@ class _SpaceAgent:
         return self.explore(legal)
 
     def open_loop(self) -> list[str]:
-        """The best play against the most probable opponent, as a fixed sequence: its
-        likeliest answers simulated (ties: the game's order)."""
-        top = self.space.top(1, self.settings)
-        if not top:
-            return []
-        kind, params, _ = top[0]
+        """The evaluation game planned before it is played: each round the best response
+        to the posterior (as the adaptive agent's), the opponent's likeliest reply
+        (ties: the game's order) taken as seen, so the plan never hears the real one."""
         game = self.ctx.family.game
-        policy = best_response_policy(game, self.settings, get_strategy(kind), params)
-        opponent = policy.opponent
-        state, strat_state = game.initial_state(self.settings), opponent.initial()
         order = game.alphabet(self.settings)
+        imagined: list[tuple[str, str]] = []
         plan: list[str] = []
-        for t in range(game.rounds(self.settings)):
-            mine = policy.action(t, state, strat_state)
-            dist = opponent.distribution(strat_state, state)
-            theirs = max(dist, key=lambda b: (dist[b], -order.index(b)))
+        for _ in range(game.rounds(self.settings)):
+            pred = self.space.predictive(self.settings, tuple(imagined))
+            if not pred:
+                break
+            mine = str(self.space.best_response(self.settings, tuple(imagined)))
+            theirs = max(pred, key=lambda b: (pred[b], -order.index(b)))
             plan.append(mine)
-            strat_state = opponent.update(strat_state, mine, theirs)
-            state = game.resolve(state, mine, theirs).state
+            imagined.append((mine, theirs))
         return plan
 
     def observe(self, result: RoundResult) -> None:
@@ -186,7 +182,10 @@ class FixedGameAgent(_SpaceAgent):
     def explore(self, legal: tuple[str, ...]) -> str:
         game = self.ctx.family.game
         actions = game.alphabet(self.settings)
-        walk = _sweep(len(actions), sweep_order(len(actions), game.max_cycle))
+        # Runs as long as the longest context a map of the prior reads, so the sweep
+        # shows such a map a new context every round.
+        memory = max((c.strategy.reply_memory(game) for c in self.space.components), default=0)
+        walk = _sweep(len(actions), max(memory, sweep_order(len(actions), game.max_cycle)))
         wanted = actions[walk[(self.explored - 1) % len(walk)]]
         return wanted if wanted in legal else legal[0]
 

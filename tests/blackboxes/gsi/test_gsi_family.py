@@ -199,7 +199,12 @@ def test_the_served_family_is_what_the_game_episode_reads() -> None:
 
 @pytest.mark.parametrize(
     ("level", "kind"),
-    [("easy", "cards/copy_card"), ("hard", "lsd_scout/patient"), ("easy", "pd/grim")],
+    [
+        ("easy", "cards/copy_card"),
+        ("easy", "lsd_scout/patient"),
+        ("hard", "pd/reactive_memory"),
+        ("easy", "pd/grim"),
+    ],
 )
 def test_records_are_exact_and_keep_the_strategy_owner_side(level: Level, kind: str) -> None:
     rule = _rule(level, kind)
@@ -233,7 +238,7 @@ def test_records_are_exact_and_keep_the_strategy_owner_side(level: Level, kind: 
 
 
 def test_queries_parse_leniently_and_strictly_about_meaning() -> None:
-    rule = _rule("hard", "lsd_scout/patient")
+    rule = _rule("easy", "lsd_scout/patient")
     served = _served(rule)
     s = served.evaluation_settings[0]
     x = [s, [["LOAD", " load"], ["shoot 1", "`defend 1`"]], 0.25]

@@ -202,3 +202,54 @@ def test_the_level_mixture_counts_every_kind_of_the_game() -> None:
         sizes = [len(get_strategy(k).space(game, settings)) for k in _kinds(level, name)]
         assert mix.count() == sum(sizes)
         assert mix.kind_weights() == {k: Fraction(1, len(sizes)) for k in _kinds(level, name)}
+
+
+@pytest.mark.parametrize(
+    ("name", "kind"),
+    [
+        ("rps", "reactive_memory"),
+        ("pd", "reactive_memory"),
+        ("rps7", "reactive"),
+        ("rps", "reactive_pair"),
+    ],
+)
+def test_the_average_opponent_plays_the_posterior_predictive(name: str, kind: str) -> None:
+    game, strategy = get_game(name), get_strategy(kind)
+    settings = game.settings({"rounds": 12})
+    space = version_space(game, strategy, settings)
+    rng = random.Random(f"{name}/{kind}")
+    truth = strategy.space(game, settings)[rng.randrange(len(strategy.space(game, settings)))]
+
+    def play() -> History:
+        player = lambda t, s, h: rng.choice(game.actions(s))  # noqa: E731
+        return play_game(game, settings, strategy, truth, player, [0.5] * 12).history
+
+    seen = space.observe(settings, play())
+    later = play()
+    for cut in range(8):
+        history = later[:cut]
+        mean = seen.mean_opponent(settings, history)
+        assert mean is not None
+        state = _state_after(game, settings, history)
+        # Drawn afresh per visit, the average opponent's next reply is the predictive.
+        assert mean.distribution(mean.replay(history), state) == seen.predictive(settings, history)
+
+
+def test_with_too_many_maps_the_best_response_steers_by_the_known_replies() -> None:
+    game = get_game("rps")
+    settings = game.settings({"rounds": 10})
+    mix = mixture_space(game, _kinds("hard", "rps"), settings)
+    strategy = get_strategy("reactive_memory")
+    order = game.alphabet(settings)
+    # Rock three times, then scissors after rock, rock, rock and paper after anything else.
+    replies = [
+        "scissors" if c == ("rock",) * 3 else "paper" for c in itertools.product(order, repeat=3)
+    ]
+    truth = ("rock", "rock", "rock", *replies)
+    record = play_game(game, settings, strategy, truth, lambda t, s, h: "rock", [0.5] * 10)
+    after = mix.observe(settings, record.history)
+    weights = after.kind_weights(settings)
+    assert weights["reactive_memory"] > 0 and after.count() > 512
+    opening = record.history[:3]
+    # Rock beats the known reply to rock, rock, rock and keeps the context: win after win.
+    assert after.best_response(settings, opening) == "rock"
