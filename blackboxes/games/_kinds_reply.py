@@ -412,9 +412,67 @@ class Reactive(FactorisedKind):
 PAIR_MEMORY_ACTIONS = 3
 """Most actions a game may have for ``reactive_pair`` (its map has n*n entries)."""
 
+LONG_MEMORY: Mapping[int, int] = {2: 4, 3: 3}
+"""``reactive_memory``'s memory per number of actions: more replies (2^4, 3^3) than a
+game has rounds, so no one game can reveal the map."""
+
+
+def _context(order: Sequence[str], moves: Sequence[int]) -> int:
+    """The index of a tuple of moves (indices in ``order``), the oldest most significant."""
+    index = 0
+    for m in moves:
+        index = index * len(order) + m
+    return index
+
+
+class _ContextMap(FactorisedKind):
+    """Plays a fixed opening of k actions, then a fixed function of the player's last k
+    actions (k = :meth:`reply_memory`). Params: the k opening actions, then the reply to
+    each k-tuple of player actions in the game's order, the oldest move most significant.
+    The strategy state is the player's last (at most k) moves as indices."""
+
+    def domains(self, game: Game, settings: Mapping[str, int]) -> tuple[tuple[Any, ...], ...]:
+        order = game.alphabet(settings)
+        k = self.reply_memory(game)
+        return tuple([order] * (k + len(order) ** k))
+
+    def component(self, game: Game, settings: Mapping[str, int], history: History) -> int:
+        k = self.reply_memory(game)
+        if len(history) < k:
+            return len(history)
+        order = game.alphabet(settings)
+        return k + _context(order, [order.index(a) for a, _ in history[-k:]])
+
+    def component_of(self, op: Opponent, strat_state: StratState) -> int:
+        seen = cast(tuple[int, ...], strat_state)
+        k = self.reply_memory(op.game)
+        return len(seen) if len(seen) < k else k + _context(_order(op), seen)
+
+    def action_of(self, game: Game, game_state: GameState, value: Any) -> str:
+        return str(value)
+
+    def initial(self, op: Opponent) -> StratState:
+        return ()
+
+    def distribution(
+        self, op: Opponent, strat_state: StratState, game_state: GameState
+    ) -> dict[str, Fraction]:
+        return one(op.params[self.component_of(op, strat_state)])
+
+    def update(
+        self, op: Opponent, strat_state: StratState, player_action: str, opp_action: str
+    ) -> StratState:
+        seen = cast(tuple[int, ...], strat_state)
+        return (*seen, _order(op).index(player_action))[-self.reply_memory(op.game) :]
+
+    def reference(
+        self, op: Opponent, history: History, game_state: GameState
+    ) -> dict[str, Fraction]:
+        return one(op.params[self.component(op.game, op.settings, history)])
+
 
 @register_strategy
-class ReactivePair(FactorisedKind):
+class ReactivePair(_ContextMap):
     """Plays ``first``, then ``second``, then a fixed function of the player's last two
     actions (any map (action before last, last action) -> action): a reactive map with a
     two-move memory, whose n*n replies one sweep of single moves does not reveal.
@@ -429,18 +487,8 @@ class ReactivePair(FactorisedKind):
     def applies(self, game: Game) -> bool:
         return game.stateless and len(game.alphabet(game.defaults)) <= PAIR_MEMORY_ACTIONS
 
-    def domains(self, game: Game, settings: Mapping[str, int]) -> tuple[tuple[Any, ...], ...]:
-        order = game.alphabet(settings)
-        return (order, order, *([order] * (len(order) ** 2)))
-
-    def component(self, game: Game, settings: Mapping[str, int], history: History) -> int:
-        if len(history) < 2:
-            return len(history)
-        order = game.alphabet(settings)
-        return 2 + len(order) * order.index(history[-2][0]) + order.index(history[-1][0])
-
-    def action_of(self, game: Game, game_state: GameState, value: Any) -> str:
-        return str(value)
+    def reply_memory(self, game: Game) -> int:
+        return 2
 
     def template_context(self, game: Game, params: Params) -> dict[str, Any]:
         order = game.alphabet(game.defaults)
@@ -461,51 +509,9 @@ class ReactivePair(FactorisedKind):
             f"two actions (the one before last, then the last): {replies}"
         )
 
-    def initial(self, op: Opponent) -> StratState:
-        return ()
-
-    def distribution(
-        self, op: Opponent, strat_state: StratState, game_state: GameState
-    ) -> dict[str, Fraction]:
-        # The state is the player's last (at most two) moves as indices in the game's order.
-        return one(op.params[self.component_of(op, strat_state)])
-
-    def component_of(self, op: Opponent, strat_state: StratState) -> int:
-        seen = cast(tuple[int, ...], strat_state)
-        if len(seen) < 2:
-            return len(seen)
-        return 2 + len(_order(op)) * seen[0] + seen[1]
-
-    def reply_memory(self, game: Game) -> int:
-        return 2
-
-    def update(
-        self, op: Opponent, strat_state: StratState, player_action: str, opp_action: str
-    ) -> StratState:
-        seen = cast(tuple[int, ...], strat_state)
-        return (*seen, _order(op).index(player_action))[-2:]
-
-    def reference(
-        self, op: Opponent, history: History, game_state: GameState
-    ) -> dict[str, Fraction]:
-        return one(op.params[self.component(op.game, op.settings, history)])
-
-
-LONG_MEMORY: Mapping[int, int] = {2: 4, 3: 3}
-"""``reactive_memory``'s memory per number of actions: more replies (2^4, 3^3) than a
-game has rounds, so no one game can reveal the map."""
-
-
-def _context(order: Sequence[str], moves: Sequence[int]) -> int:
-    """The index of a tuple of moves (indices in ``order``), the oldest most significant."""
-    index = 0
-    for m in moves:
-        index = index * len(order) + m
-    return index
-
 
 @register_strategy
-class ReactiveMemory(FactorisedKind):
+class ReactiveMemory(_ContextMap):
     """Plays a fixed opening of k actions, then a fixed function of the player's last k
     actions, k = 4 in the two-action games and 3 in the three-action ones: a reactive map
     whose n^k replies outnumber the rounds of a game (T_info of 20 and 30 rounds).
@@ -523,41 +529,17 @@ class ReactiveMemory(FactorisedKind):
     def reply_memory(self, game: Game) -> int:
         return LONG_MEMORY[len(game.alphabet(game.defaults))]
 
-    def memory(self, game: Game) -> int:
-        """k: how many of the player's last moves the reply reads."""
-        return self.reply_memory(game)
-
-    def domains(self, game: Game, settings: Mapping[str, int]) -> tuple[tuple[Any, ...], ...]:
-        order = game.alphabet(settings)
-        k = self.memory(game)
-        return tuple([order] * (k + len(order) ** k))
-
-    def component(self, game: Game, settings: Mapping[str, int], history: History) -> int:
-        k = self.memory(game)
-        if len(history) < k:
-            return len(history)
-        order = game.alphabet(settings)
-        return k + _context(order, [order.index(a) for a, _ in history[-k:]])
-
-    def component_of(self, op: Opponent, strat_state: StratState) -> int:
-        seen = cast(tuple[int, ...], strat_state)
-        k = self.memory(op.game)
-        return len(seen) if len(seen) < k else k + _context(_order(op), seen)
-
-    def action_of(self, game: Game, game_state: GameState, value: Any) -> str:
-        return str(value)
-
     def _contexts(self, game: Game) -> list[tuple[str, ...]]:
         order = game.alphabet(game.defaults)
-        return list(itertools.product(order, repeat=self.memory(game)))
+        return list(itertools.product(order, repeat=self.reply_memory(game)))
 
     def template_context(self, game: Game, params: Params) -> dict[str, Any]:
-        k = self.memory(game)
+        k = self.reply_memory(game)
         replies = dict(zip((" ".join(c) for c in self._contexts(game)), params[k:], strict=True))
         return {"memory": k, "opening": list(params[:k]), "reply": replies}
 
     def describe(self, game: Game, params: Params) -> str:
-        k = self.memory(game)
+        k = self.reply_memory(game)
         replies = "; ".join(
             f"after {', '.join(c)}: {r}"
             for c, r in zip(self._contexts(game), params[k:], strict=True)
@@ -566,25 +548,6 @@ class ReactiveMemory(FactorisedKind):
             f"plays {', '.join(params[:k])} in its first {k} rounds, then answers the "
             f"player's last {k} actions (oldest first): {replies}"
         )
-
-    def initial(self, op: Opponent) -> StratState:
-        return ()
-
-    def distribution(
-        self, op: Opponent, strat_state: StratState, game_state: GameState
-    ) -> dict[str, Fraction]:
-        return one(op.params[self.component_of(op, strat_state)])
-
-    def update(
-        self, op: Opponent, strat_state: StratState, player_action: str, opp_action: str
-    ) -> StratState:
-        seen = cast(tuple[int, ...], strat_state)
-        return (*seen, _order(op).index(player_action))[-self.memory(op.game) :]
-
-    def reference(
-        self, op: Opponent, history: History, game_state: GameState
-    ) -> dict[str, Fraction]:
-        return one(op.params[self.component(op.game, op.settings, history)])
 
 
 @register_strategy
