@@ -149,6 +149,12 @@ class DFA:
 
     def minimise(self) -> DFA:
         """The minimal complete DFA of the same language, in canonical form."""
+        return self._minimal
+
+    @cached_property
+    def _minimal(self) -> DFA:
+        # Cached: the oracle, the metrics and the fingerprint all minimise the same
+        # hypothesis, and a DFA never changes.
         cls, count = self._classes()
         delta = [[0] * self.k for _ in range(count)]
         accepting = [False] * count
@@ -156,7 +162,9 @@ class DFA:
             c = cls[q]
             delta[c] = [cls[t] for t in self.delta[q]]
             accepting[c] = self.accepting[q]
-        return DFA.build(self.alphabet, delta, accepting, cls[self.start]).canonical()
+        minimal = DFA.build(self.alphabet, delta, accepting, cls[self.start]).canonical()
+        minimal.__dict__["_minimal"] = minimal  # already minimal and canonical
+        return minimal
 
     def is_minimal(self) -> bool:
         """Every state reachable and no two states equivalent."""

@@ -16,6 +16,7 @@ import random
 from dataclasses import dataclass, field
 from typing import Literal, Protocol, runtime_checkable
 
+from blackboxes.automata._difference import capped_counts, nth_word, product_grid
 from blackboxes.automata.dfa import DFA
 
 __all__ = [
@@ -61,21 +62,20 @@ def counterexample(
     """A word the two DFAs disagree on, chosen as the module docstring says; None if equal."""
     if mode not in COUNTEREXAMPLE_MODES:
         raise ValueError(f"unknown counterexample mode {mode!r}")
-    shortest = target.distinguishing_word(hypothesis)
+    # Both sides minimised (cached on the DFA): the candidates depend only on the languages.
+    t, h = target.minimise(), hypothesis.minimise()
+    shortest = t.distinguishing_word(h)
     if shortest is None or mode == "minimal":
         return shortest
-    diff = target.symmetric_difference(hypothesis)
+    grid = product_grid(t, h)
     kmin = len(shortest)
-    counts = diff.accepted_counts(kmin + EXTRA_LENGTHS)
-    sizes = [
-        min(counts[length][diff.start], PER_LENGTH_CAP)
-        for length in range(kmin, kmin + EXTRA_LENGTHS + 1)
-    ]
+    counts = capped_counts(grid, kmin + EXTRA_LENGTHS, PER_LENGTH_CAP)
+    sizes = [int(counts[length][grid.start]) for length in range(kmin, kmin + EXTRA_LENGTHS + 1)]
     # A private generator seeded by the pair; never the global random.
     pick = random.Random(_pair_seed(target, hypothesis)).randrange(sum(sizes))
     for offset, size in enumerate(sizes):
         if pick < size:
-            return diff.nth_accepted_of_length(kmin + offset, pick, counts)
+            return nth_word(grid, counts, kmin + offset, pick)
         pick -= size
     raise AssertionError("unreachable: pick < sum(sizes)")  # pragma: no cover
 
