@@ -16,7 +16,6 @@ import random
 from dataclasses import dataclass, field
 from typing import Literal, Protocol, runtime_checkable
 
-from blackboxes.automata._difference import capped_counts, nth_word, product_grid
 from blackboxes.automata.dfa import DFA
 
 __all__ = [
@@ -62,6 +61,9 @@ def counterexample(
     """A word the two DFAs disagree on, chosen as the module docstring says; None if equal."""
     if mode not in COUNTEREXAMPLE_MODES:
         raise ValueError(f"unknown counterexample mode {mode!r}")
+    # numpy on use: the oracle module is imported by command lines that must start fast.
+    from blackboxes.automata._difference import capped_counts, nth_word, product_grid
+
     # Both sides minimised (cached on the DFA): the candidates depend only on the languages.
     t, h = target.minimise(), hypothesis.minimise()
     shortest = t.distinguishing_word(h)
