@@ -42,9 +42,10 @@ true boundary word in range and recall is never vacuous (n_T is the minimal targ
 state count). Scores are computed as Fractions and returned as floats; a hypothesis
 equivalent to the target scores exactly 1.0 everywhere.
 
-Cost: the similarity DP is O(K |Sigma| |Q_T x Q_H|) on the accessible pairs; pairs that
-cannot reach a disagreement are dropped first, so hypotheses close to the target are
-cheap (random 100 x 100 states at K = 200: about 0.1 s, benchmarks/dfa/bench_similarity.py).
+Cost: the similarity DP is O(K |Sigma| |Q_T x Q_H|) on the accessible pairs, with the
+counts held as numpy limbs of 56 bits (about K log2|Sigma| / 56 of them per pair, fewer
+early on), not as Python ints: random 100 x 100 states at K = 200 take about 7 ms
+(benchmarks/dfa/bench_similarity.py); an equivalent hypothesis costs nothing.
 The boundary scores run one DP over the quadruples (t1, t2, h1, h2) reachable from the
 prefix pairs, up to |Q_T|^2 |Q_H|^2 / 2 of them, times suffix_len |Sigma|: about 10 ms at
 10 x 10 states, 0.2 s at 20 x 20, 1.5 s at 30 x 30, 0.6 s for a 10-state target against a
@@ -57,7 +58,6 @@ from __future__ import annotations
 from dataclasses import dataclass
 from fractions import Fraction
 
-from blackboxes.automata._metrics_count import backward_counts, pair_product, restrict_alive
 from blackboxes.automata._metrics_mn import exact_scores
 from blackboxes.automata.dfa import DFA
 
@@ -85,17 +85,16 @@ def disagreement_counts(
     if max_len < 0:
         raise ValueError("max_len must be >= 0")
     t, h = target.minimise(), hyp.minimise()
-    pairs, succ = pair_product(t, h)
-    differ = [t.accepting[p] != h.accepting[q] for p, q in pairs]
-    if not any(differ):
+    if t.alphabet != h.alphabet:
+        raise ValueError(f"alphabets differ: {''.join(t.alphabet)!r} vs {''.join(h.alphabet)!r}")
+    if t == h:  # minimal canonical forms: the same language
         return [0] * (max_len + 1)
-    kept, index = restrict_alive(succ, differ)
-    init = [0] * len(kept[0])
-    for q, d in enumerate(differ):
-        if d:
-            init[index[q]] = 1
-    start = index[0]
-    return [v[start] for v in backward_counts(kept, init, max_len)]
+    # numpy and scipy on use: this module is imported by command lines that start fast.
+    from blackboxes.automata._difference import accessible_part, product_grid
+    from blackboxes.automata._limbs import counts_at
+
+    grid = accessible_part(product_grid(t, h))
+    return counts_at(grid.succ, grid.marked, max_len, grid.start)
 
 
 def words_up_to_count(k: int, max_len: int) -> int:
