@@ -2,14 +2,19 @@
 
 The grid holds every pair (state of a, state of b), reachable or not: the counts of
 unreachable pairs are never read, and one vectorised pass over all pairs is much cheaper
-than discovering the accessible ones pair by pair. Counts are capped: ``min(cap, count)``
-is exact arithmetic for every decision that compares a count with an index below ``cap``
-(a sum with a capped term is itself at least ``cap``), which is all that picking one of
-the first ``cap`` words of a length needs.
+than discovering the accessible ones pair by pair.
+
+Counts are capped lazily: a stored count is exact while it is below ``cap`` and at least
+``cap`` (at most the exact count) otherwise, because a sum with a term at or above ``cap``
+is itself at or above ``cap``. That is exact for every decision that compares a count with
+an index below ``cap``, which is all that picking one of the first ``cap`` words of a
+length needs. Sums are clipped to ``cap`` only when the next step could overflow, so the
+counts stay in ``int32`` and most steps are two ``take`` and one ``add``.
 """
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from dataclasses import dataclass
 
 import numpy as np
@@ -17,9 +22,17 @@ import numpy.typing as npt
 
 from blackboxes.automata.dfa import DFA
 
-__all__ = ["ProductGrid", "accessible_part", "capped_counts", "nth_word", "product_grid"]
+__all__ = [
+    "Counts",
+    "ProductGrid",
+    "accessible_part",
+    "capped_counts",
+    "nth_word",
+    "product_grid",
+    "shortest_counts",
+]
 
-Counts = npt.NDArray[np.int64]
+Counts = npt.NDArray[np.signedinteger]
 
 
 @dataclass(frozen=True)
@@ -36,11 +49,9 @@ class ProductGrid:
 def product_grid(a: DFA, b: DFA) -> ProductGrid:
     """The grid of ``a`` x ``b`` (same alphabet, checked by the caller)."""
     m = b.n
-    da = np.array(a.delta, dtype=np.intp).reshape(a.n, a.k)
-    db = np.array(b.delta, dtype=np.intp).reshape(m, b.k)
+    da, acc_a = a.arrays
+    db, acc_b = b.arrays
     succ = (da.T[:, :, None] * m + db.T[:, None, :]).reshape(a.k, a.n * m)
-    acc_a = np.array(a.accepting, dtype=np.bool_)
-    acc_b = np.array(b.accepting, dtype=np.bool_)
     marked = (acc_a[:, None] != acc_b[None, :]).reshape(-1)
     return ProductGrid(a.alphabet, succ, marked, a.start * m + b.start)
 
@@ -62,7 +73,7 @@ def accessible_part(grid: ProductGrid) -> ProductGrid:
         found = found[~seen[found]]
         if found.size == 0:
             break
-        # Keep one copy of each pair without sorting: the last write of its slot wins.
+        # Keep one copy of each pair without sorting: whichever write of its slot won.
         position = np.arange(found.size, dtype=np.intp)
         slot[found] = position
         frontier = found[slot[found] == position]
@@ -74,27 +85,57 @@ def accessible_part(grid: ProductGrid) -> ProductGrid:
     return ProductGrid(grid.alphabet, index[grid.succ[:, order]], grid.marked[order], 0)
 
 
-def capped_counts(grid: ProductGrid, steps: int, cap: int) -> list[Counts]:
-    """``c[r][i] = min(cap, number of words of length r leading from pair i to a marked
-    pair)`` for r = 0..steps."""
-    cur = grid.marked.astype(np.int64)
-    np.minimum(cur, cap, out=cur)
-    out = [cur]
+def _steps(grid: ProductGrid, cap: int) -> Iterator[Counts]:
+    """``c_0, c_1, ...``: per pair, the lazily capped number of words of length r leading
+    to a marked pair (see the module docstring)."""
+    k = grid.succ.shape[0]
+    dtype = np.int32 if k * cap < 2**31 else np.int64
+    top = int(np.iinfo(dtype).max)
     rows = list(grid.succ)
-    for _ in range(steps):
-        nxt = cur.take(rows[0])
+    cur: Counts = grid.marked.astype(dtype)
+    bound = 1  # no stored count exceeds it
+    yield cur
+    while True:
+        if bound * k > top:
+            np.minimum(cur, cap, out=cur)
+            bound = cap
+        nxt: Counts = cur.take(rows[0], mode="clip")  # indices are in range: no check
         for row in rows[1:]:
-            nxt += cur.take(row)
-        np.minimum(nxt, cap, out=nxt)
-        out.append(nxt)
+            nxt += cur.take(row, mode="clip")
+        bound *= k
         cur = nxt
-    return out
+        yield cur
+
+
+def capped_counts(grid: ProductGrid, steps: int, cap: int) -> list[Counts]:
+    """``c[r]`` for r = 0..steps (lazily capped counts, see the module docstring)."""
+    out = []
+    for counts in _steps(grid, cap):
+        out.append(counts)
+        if len(out) > steps:
+            return out
+    raise AssertionError("unreachable: _steps never ends")  # pragma: no cover
+
+
+def shortest_counts(grid: ProductGrid, cap: int, extra: int) -> tuple[int, list[Counts]]:
+    """``(kmin, c)``: kmin is the shortest length of a word from the start to a marked pair,
+    and ``c[r]`` (r = 0..kmin + extra) are the lazily capped counts. Such a word must exist
+    (the two DFAs differ), or this does not return."""
+    out = []
+    kmin = -1
+    for counts in _steps(grid, cap):
+        out.append(counts)
+        if kmin < 0 and counts[grid.start] > 0:
+            kmin = len(out) - 1
+        if kmin >= 0 and len(out) > kmin + extra:
+            return kmin, out
+    raise AssertionError("unreachable: _steps never ends")  # pragma: no cover
 
 
 def nth_word(grid: ProductGrid, counts: list[Counts], length: int, index: int) -> str:
     """The ``index``-th word (0-based, lexicographic by alphabet order) of ``length`` that
-    leads from the start pair to a marked pair; needs ``index < counts[length][start]``,
-    so ``index`` must stay below the cap the counts were computed with."""
+    leads from the start pair to a marked pair; ``index`` must be below the cap the counts
+    were computed with, and below the number of such words."""
     pair = grid.start
     if not 0 <= index < counts[length][pair]:
         raise IndexError(f"no word #{index} of length {length} from the start pair")

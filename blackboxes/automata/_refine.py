@@ -10,7 +10,7 @@ from __future__ import annotations
 import numpy as np
 import numpy.typing as npt
 
-__all__ = ["bfs_order", "class_count"]
+__all__ = ["bfs_order", "class_count", "nerode_classes"]
 
 Ints = npt.NDArray[np.int64]
 
@@ -19,8 +19,14 @@ _KEY_LIMIT = 1 << 62
 
 
 def class_count(delta: Ints, accepting: npt.NDArray[np.bool_]) -> int:
-    """The number of Nerode classes among all states of ``delta`` (n x k), by Moore
-    refinement; it stops as soon as every state is alone or a round splits nothing."""
+    """The number of Nerode classes among all states of ``delta`` (n x k)."""
+    return nerode_classes(delta, accepting)[1]
+
+
+def nerode_classes(delta: Ints, accepting: npt.NDArray[np.bool_]) -> tuple[Ints, int]:
+    """``(class of each state, class count)`` over all states of ``delta`` (n x k), by
+    Moore refinement; it stops as soon as every state is alone or a round splits nothing.
+    Classes are numbered in no particular order."""
     n, k = delta.shape
     cls = accepting.astype(np.int64)
     count = int(np.unique(cls).size)
@@ -37,8 +43,8 @@ def class_count(delta: Ints, accepting: npt.NDArray[np.bool_]) -> int:
         uniq, inverse = np.unique(key, return_inverse=True)
         if uniq.size == count:
             break
-        cls, count = inverse.astype(np.int64), int(uniq.size)
-    return count
+        cls, count = inverse.astype(np.int64).reshape(n), int(uniq.size)
+    return cls, count
 
 
 def bfs_order(delta: Ints, start: int) -> Ints:

@@ -12,6 +12,11 @@ from collections import deque
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 from functools import cached_property
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    import numpy as np
+    import numpy.typing as npt
 
 __all__ = ["DFA", "letter_index"]
 
@@ -40,9 +45,10 @@ class DFA:
             raise ValueError("the alphabet has a repeated letter")
         if len(self.accepting) != n or not 0 <= self.start < n:
             raise ValueError("accepting flags or start state do not match the states")
-        for row in self.delta:
-            if len(row) != k or any(not 0 <= t < n for t in row):
-                raise ValueError("every state needs one in-range successor per letter")
+        # min/max over the rows run in C: a DFA is built for every hypothesis.
+        delta = self.delta
+        if set(map(len, delta)) != {k} or min(map(min, delta)) < 0 or max(map(max, delta)) >= n:
+            raise ValueError("every state needs one in-range successor per letter")
         object.__setattr__(self, "_index", letter_index(self.alphabet))
 
     # -- construction ---------------------------------------------------------
@@ -128,24 +134,26 @@ class DFA:
     def _classes(self) -> tuple[list[int], int]:
         """Nerode classes of the accessible states: (class per state or -1, class count).
 
-        Moore refinement by signatures; it stops when a round splits nothing.
+        Moore refinement by signatures; it stops when a round splits nothing, or when
+        every accessible state is alone in its class.
         """
         order = self.reachable_states()
         cls = [-1] * self.n
+        side = self.accepting[self.start]  # numbered densely: the start's side is 0
         for q in order:
-            cls[q] = 1 if self.accepting[q] else 0
+            cls[q] = 0 if self.accepting[q] == side else 1
         count = len({cls[q] for q in order})
-        delta = self.delta
-        while True:
+        rows = [(q, self.delta[q]) for q in order]
+        while count < len(order):
+            get = cls.__getitem__
             ids: dict[tuple[int, ...], int] = {}
             new = [-1] * self.n
-            for q in order:
-                sig = (cls[q], *[cls[t] for t in delta[q]])
-                new[q] = ids.setdefault(sig, len(ids))
-            cls = new
+            for q, row in rows:
+                new[q] = ids.setdefault((cls[q], *map(get, row)), len(ids))
             if len(ids) == count:
-                return cls, count
-            count = len(ids)
+                break
+            cls, count = new, len(ids)
+        return cls, count
 
     def minimise(self) -> DFA:
         """The minimal complete DFA of the same language, in canonical form."""
@@ -156,19 +164,40 @@ class DFA:
         # Cached: the oracle, the metrics and the fingerprint all minimise the same
         # hypothesis, and a DFA never changes.
         cls, count = self._classes()
-        delta = [[0] * self.k for _ in range(count)]
-        accepting = [False] * count
-        for q in self.reachable_states():
-            c = cls[q]
-            delta[c] = [cls[t] for t in self.delta[q]]
-            accepting[c] = self.accepting[q]
-        minimal = DFA.build(self.alphabet, delta, accepting, cls[self.start]).canonical()
+        member = [0] * count  # one state per class: its successors stand for the class
+        for q in reversed(self.reachable_states()):
+            member[cls[q]] = q
+        # The class automaton renumbered breadth-first from the start: canonical form.
+        first = cls[self.start]
+        rename = {first: 0}
+        queue = [first]
+        delta: list[tuple[int, ...]] = []
+        for c in queue:
+            row = []
+            for t in self.delta[member[c]]:
+                d = cls[t]
+                j = rename.get(d)
+                if j is None:
+                    j = rename[d] = len(queue)
+                    queue.append(d)
+                row.append(j)
+            delta.append(tuple(row))
+        accepting = tuple(self.accepting[member[c]] for c in queue)
+        minimal = DFA(self.alphabet, tuple(delta), accepting, 0)
         minimal.__dict__["_minimal"] = minimal  # already minimal and canonical
         return minimal
 
     def is_minimal(self) -> bool:
         """Every state reachable and no two states equivalent."""
         return len(self.reachable_states()) == self.n and self._classes()[1] == self.n
+
+    @cached_property
+    def arrays(self) -> tuple[npt.NDArray[np.intp], npt.NDArray[np.bool_]]:
+        """``delta`` (n x k) and ``accepting`` as numpy arrays, built once per DFA."""
+        import numpy as np  # on use: command lines import this module and must start fast
+
+        delta = np.array(self.delta, dtype=np.intp).reshape(self.n, self.k)
+        return delta, np.array(self.accepting, dtype=np.bool_)
 
     @cached_property
     def fingerprint(self) -> str:

@@ -61,18 +61,23 @@ def counterexample(
     """A word the two DFAs disagree on, chosen as the module docstring says; None if equal."""
     if mode not in COUNTEREXAMPLE_MODES:
         raise ValueError(f"unknown counterexample mode {mode!r}")
+    if mode == "minimal":
+        return target.distinguishing_word(hypothesis)
     # numpy on use: the oracle module is imported by command lines that must start fast.
-    from blackboxes.automata._difference import capped_counts, nth_word, product_grid
+    from blackboxes.automata._difference import nth_word, product_grid, shortest_counts
 
     # Both sides minimised (cached on the DFA): the candidates depend only on the languages.
     t, h = target.minimise(), hypothesis.minimise()
-    shortest = t.distinguishing_word(h)
-    if shortest is None or mode == "minimal":
-        return shortest
+    if t.alphabet != h.alphabet:
+        raise ValueError(f"alphabets differ: {''.join(t.alphabet)!r} vs {''.join(h.alphabet)!r}")
+    if t == h:  # canonical minimal forms: the same language
+        return None
     grid = product_grid(t, h)
-    kmin = len(shortest)
-    counts = capped_counts(grid, kmin + EXTRA_LENGTHS, PER_LENGTH_CAP)
-    sizes = [int(counts[length][grid.start]) for length in range(kmin, kmin + EXTRA_LENGTHS + 1)]
+    kmin, counts = shortest_counts(grid, PER_LENGTH_CAP, EXTRA_LENGTHS)
+    sizes = [
+        min(int(counts[length][grid.start]), PER_LENGTH_CAP)
+        for length in range(kmin, kmin + EXTRA_LENGTHS + 1)
+    ]
     # A private generator seeded by the pair; never the global random.
     pick = random.Random(_pair_seed(target, hypothesis)).randrange(sum(sizes))
     for offset, size in enumerate(sizes):

@@ -6,12 +6,13 @@ from __future__ import annotations
 
 import random
 
+import numpy as np
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import blackboxes.automata.oracle as oracle_module
-from blackboxes.automata._difference import capped_counts, nth_word, product_grid
+from blackboxes.automata._difference import capped_counts, nth_word, product_grid, shortest_counts
 from blackboxes.automata.dfa import DFA
 from blackboxes.automata.oracle import EXTRA_LENGTHS, PER_LENGTH_CAP, counterexample
 from blackboxes.automata.sampling import sample_minimal_dfa
@@ -67,11 +68,16 @@ def test_capped_counts_are_the_exact_counts_capped(
     grid = product_grid(a, b)
     exact = a.symmetric_difference(b)
     for cap in (1, 3, 7, 10**9):
-        counts = capped_counts(grid, 9, cap)
-        assert len(counts) == 10
-        for length in range(10):
-            expected = exact.count_by_length(length)[length]
-            assert counts[length][grid.start] == min(cap, expected)
+        counts = capped_counts(grid, 40, cap)
+        assert len(counts) == 41
+        expected = exact.count_by_length(40)
+        for length in range(41):
+            # Exact below the cap; at or above it, somewhere between the cap and the count.
+            stored = int(counts[length][grid.start])
+            if expected[length] < cap:
+                assert stored == expected[length]
+            else:
+                assert cap <= stored <= expected[length]
 
 
 @given(st.integers(0, 10**6), st.integers(1, 6), st.integers(1, 6))
@@ -87,19 +93,36 @@ def test_nth_word_is_the_lexicographic_unranking(seed: int, n: int, m: int) -> N
             words = list(diff.words_of_length(length))
             for index in range(min(cap, len(words))):
                 assert nth_word(grid, counts, length, index) == words[index]
-            with pytest.raises(IndexError):
-                nth_word(grid, counts, length, min(cap, len(words)))
+            if len(words) < cap:  # beyond the cap, indices are not checked
+                with pytest.raises(IndexError):
+                    nth_word(grid, counts, length, len(words))
 
 
 def test_counts_do_not_overflow_on_long_lengths() -> None:
-    # 2^300 words of length 300: the cap keeps every count exact below it.
+    # 2^300 words of length 300: int32 counts, clipped to the cap before they overflow.
     grid = product_grid(DFA.universal("ab"), DFA.universal("ab", accept=False))
     counts = capped_counts(grid, 300, PER_LENGTH_CAP)
-    assert [int(c[grid.start]) for c in counts[:16]] == [
-        min(2**r, PER_LENGTH_CAP) for r in range(16)
-    ]
-    assert int(counts[300][grid.start]) == PER_LENGTH_CAP
+    assert all(c.dtype == np.int32 for c in counts)
+    assert [int(c[grid.start]) for c in counts[:15]] == [2**r for r in range(15)]
+    assert all(PER_LENGTH_CAP <= c[grid.start] < 2**31 for c in counts[15:])
     assert nth_word(grid, counts, 300, 5) == "a" * 297 + "bab"
+    # A cap too large for int32 sums switches to int64.
+    big = capped_counts(grid, 80, 2**40)
+    assert big[0].dtype == np.int64
+    assert [int(c[grid.start]) for c in big[:41]] == [2**r for r in range(41)]
+
+
+def test_shortest_counts_find_the_shortest_length() -> None:
+    for i in range(30):
+        rng = rng_for(32, "kmin", i)
+        a, b = random_dfa(rng, rng.randint(1, 9)), random_dfa(rng, rng.randint(1, 9))
+        shortest = a.distinguishing_word(b)
+        if shortest is None:
+            continue
+        grid = product_grid(a, b)
+        kmin, counts = shortest_counts(grid, 5, 3)
+        assert kmin == len(shortest) and len(counts) == kmin + 4
+        assert nth_word(grid, counts, kmin, 0) == shortest
 
 
 @given(st.integers(0, 10**6), st.sampled_from([1, 2, 3, 50, PER_LENGTH_CAP]))
