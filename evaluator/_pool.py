@@ -7,6 +7,7 @@ live worker of the box; while the box's workers are all busy it waits for one (u
 new worker while the pool is under its bound, else closes the least recently used idle
 worker of another box and starts one in its place, else waits for a release. A worker
 whose call raised is discarded; :meth:`close` kills every worker, leased or idle.
+:meth:`BoxWorkerPool.warm` starts a box ahead of its episodes, only into a free slot.
 
 Thread-safe: episodes run in worker threads of the scheduler.
 """
@@ -18,6 +19,7 @@ import threading
 import time
 from collections import OrderedDict
 from collections.abc import Callable
+from concurrent.futures import Future
 from typing import TYPE_CHECKING, Any
 
 from blackboxes.store import Box
@@ -107,11 +109,44 @@ class BoxWorkerPool:
         if error is not None:
             raise error
 
+    def warm(self, box: Box) -> bool:
+        """Start ``box`` ahead of its episodes, as :meth:`check` would, but only into a free
+        slot: never evicting another box's worker, never waiting. False (nothing done) when
+        the pool is full; True once the box is checked (its error, if any, is kept for
+        :meth:`check`)."""
+        box_id = box.info.id
+        with self._cond:
+            lock = self._check_locks.setdefault(box_id, threading.Lock())
+            if self._closed:
+                return False
+        with lock:
+            if box_id in self._checked:
+                return True
+            try:
+                lease = self._lease(box, evict=False)
+            except OracleBenchError as exc:
+                if self._closed:  # the run is over: nothing to remember about the box
+                    return False
+                self._checked[box_id] = exc
+                return True
+            if lease is None:
+                return False
+            self.release(lease, healthy=True)
+            self._checked[box_id] = None
+            return True
+
     def lease(self, box: Box) -> Lease:
         """A worker for ``box``; blocks while the pool is full and nothing is idle.
 
         Raises the factory's error (e.g. ``SandboxCompileError``) when the box cannot start.
         """
+        lease = self._lease(box, evict=True)
+        if lease is None:  # pragma: no cover - only a non-evicting lease returns None
+            raise UsageError("no worker slot")
+        return lease
+
+    def _lease(self, box: Box, *, evict: bool) -> Lease | None:
+        """``lease``; with ``evict=False``, None instead of waiting for or evicting a slot."""
         box_id = box.info.id
         evicted: Lease | None = None
         deadline: float | None = None
@@ -125,7 +160,7 @@ class BoxWorkerPool:
                     self._leased[id(lease)] = lease
                     return lease
                 busy = any(v.box_id == box_id for v in self._leased.values())
-                if busy:
+                if busy and evict:
                     # A box call takes microseconds and a worker start ~100 ms of CPU:
                     # wait for the box's busy worker; start another only for a box whose
                     # calls are slow (longer than BUSY_WAIT_S).
@@ -138,6 +173,8 @@ class BoxWorkerPool:
                 if self._live < self.size:
                     self._live += 1
                     break
+                if not evict:
+                    return None
                 if self._idle:
                     _, evicted = self._idle.popitem(last=False)
                     break  # its slot passes to the new worker: _live unchanged
@@ -201,11 +238,16 @@ class PooledBox:
     call (which overlaps the agent's first model call). A worker whose call raised is
     discarded; a box that cannot start raises its error from :meth:`call`, which the
     episode protocols record as the episode's failure.
+
+    ``ready`` (the box's start, run beside the episode: ``evaluator._starts``) is waited for
+    before the first call, so a call never starts a second worker while the box's first
+    one is still starting; a box that could not start raises that start's error.
     """
 
-    def __init__(self, pool: BoxWorkerPool, box: Box) -> None:
+    def __init__(self, pool: BoxWorkerPool, box: Box, ready: Future[None] | None = None) -> None:
         self._pool = pool
         self._box = box
+        self._ready = ready
         self._layers: frozenset[Any] | None = None
 
     @property
@@ -222,6 +264,8 @@ class PooledBox:
         return self._borrow(lambda worker: worker.call(*args, trace=trace))
 
     def _borrow(self, use: Callable[[Any], Any]) -> Any:
+        if self._ready is not None:
+            self._ready.result()
         lease = self._pool.lease(self._box)
         healthy = False
         try:

@@ -40,6 +40,7 @@ from evaluator._defaults import PROTOCOLS, PlayProtocol
 from evaluator._llm_text import (
     unusable_arguments,
 )
+from evaluator._starts import before_model_call
 from evaluator.usage import CallPhase, LlmCallRecord, RunBudget
 from oracle_bench.bounded import BoundsError, check_text, recordable, recordable_text
 from oracle_bench.errors import UsageError
@@ -290,6 +291,7 @@ class LlmAgentBase:
         budget = self.settings.budget
         if budget is not None:
             budget.check()
+        before_model_call()
         if self._provider is None:
             pool = self.settings.pool
             shared = pool.get(self.name, self.settings) if pool is not None else None

@@ -16,7 +16,8 @@ merges the trajectories).
 
 Jobs run ``concurrency`` at a time (asyncio with a thread per episode, see
 ``evaluator._schedule``); sandbox workers come from a pool of ``workers`` (default
-``concurrency``) shared by all boxes (``evaluator._pool``). LLM agents (``provider/model``)
+``concurrency``) shared by all boxes (``evaluator._pool``), started beside the episodes
+and ahead of them (``evaluator._starts``). LLM agents (``provider/model``)
 share the provider bound ``max_per_provider``, the call cache and one
 :class:`~evaluator.usage.RunBudget`; each episode's calls are made in
 ``providers.call_scope("<box>/<agent>/r<rep>")``.
@@ -68,6 +69,7 @@ from evaluator._jobs import is_llm_name
 from evaluator._pool import BoxWorkerPool, PooledBox, start_sandbox_worker
 from evaluator._run_folder import RunDefinition, claim_folder, episode_settings, lock_name
 from evaluator._schedule import run_jobs
+from evaluator._starts import BoxStarts, gated_model_calls
 from evaluator.failures import FAILURE_CAUSES, FailureCause, cause_of
 from evaluator.kinds import (
     EpisodeKind,
@@ -738,10 +740,11 @@ class _Run:
                 pool=providers,
             )
         pool = BoxWorkerPool(self.workers, start_sandbox_worker(self.limits))
+        starts = BoxStarts(pool, self.concurrency)
         interrupted = threading.Event()
 
         def episode(job: EpisodeJob) -> _Outcome:
-            return self._episode(kind, pool, boxes[job.box_id], job, interrupted)
+            return self._episode(kind, pool, starts, boxes[job.box_id], job, interrupted)
 
         def on_done(job: EpisodeJob, outcome: _Outcome) -> None:
             nonlocal done, executed
@@ -765,6 +768,8 @@ class _Run:
         try:
             if pending:
                 (self.out_dir / "trajectories").mkdir(parents=True, exist_ok=True)
+                order = {job.box_id: boxes[job.box_id] for job in pending}
+                starts.warm(list(order.values()), may_start)
             schedule = run_jobs(
                 pending,
                 episode,
@@ -775,6 +780,7 @@ class _Run:
             )
         finally:
             pool.close()
+            starts.close()
             if providers is not None:
                 providers.close()
             if cache is not None:
@@ -891,34 +897,43 @@ class _Run:
         self,
         kind: KindRun,
         pool: BoxWorkerPool,
+        starts: BoxStarts,
         box: Box,
         job: EpisodeJob,
         interrupted: threading.Event,
     ) -> _Outcome:
         """One episode, in a worker thread: play (box calls borrow pooled workers), write
-        the trajectory. A box that cannot start fails the episode with its error."""
+        the trajectory. The box starts beside the agent's first model call
+        (``evaluator._starts``); a box that cannot start fails the episode with its error,
+        whatever the play did meanwhile."""
         from providers.cache import call_scope
 
         path = trajectory_path(self.out_dir, job)
         with call_scope(job.scope):
+            started = starts.start(box)
+            stopped: str | None = None
             try:
-                pool.check(box)
-            except OracleBenchError as exc:
+                with gated_model_calls(started):
+                    record = kind.play(box, job, PooledBox(pool, box, ready=started))
+            except BudgetExhausted as exc:
+                stopped = str(exc)
+            error = started.exception()
+            if isinstance(error, OracleBenchError):
                 if interrupted.is_set():
                     return _Outcome(job, None, "interrupted", "interrupted")
                 # SandboxCompileError or a failure while loading (box), isolation
                 # unavailable or a worker that would not start (infrastructure): the
                 # episode fails with that cause and the run goes on.
-                cause = cause_of(exc)
-                log.info("box %s cannot start (%s): %s", box.info.id, cause, exc)
-                record = kind.cannot_start(box, job, f"{type(exc).__name__}: {exc}", cause)
+                cause = cause_of(error)
+                log.info("box %s cannot start (%s): %s", box.info.id, cause, error)
+                record = kind.cannot_start(box, job, f"{type(error).__name__}: {error}", cause)
                 record = record.model_copy(update=self.job_record(job))
                 self.kind.save_record(record, path)
                 return _Outcome(job, record, "ran")
-            try:
-                record = kind.play(box, job, PooledBox(pool, box))
-            except BudgetExhausted as exc:
-                return _Outcome(job, None, "interrupted", str(exc))
+            if error is not None:
+                raise error  # not a box's start-up failure: a bug, as before
+            if stopped is not None:
+                return _Outcome(job, None, "interrupted", stopped)
         if interrupted.is_set() and record.status == "failed":
             # Most likely failed because Ctrl-C closed its worker: rerun on resume.
             return _Outcome(job, None, "interrupted", "interrupted")
