@@ -4,7 +4,9 @@ Checks, each named in the report, in this order: the code compiles under the san
 policy, every call returns a value (``runs``), the outputs fit the family's schema, a
 differential test against the trusted reference rule agrees on every input, a second,
 fresh worker gives byte-identical outputs (determinism), and the outputs are not
-degenerate (identity, constant, or echoing). A box designed by an LLM has no trusted
+degenerate (identity, constant, or echoing). The second worker starts beside the first
+(on another core its start costs no wall time) and makes no call before the first is
+done, so it is as fresh as one started then. A box designed by an LLM has no trusted
 reference (``rule=None``): every check but the differential one runs.
 
 Checks are tri-state: ``True`` passed, ``False`` failed, ``None`` not run. The tester
@@ -31,6 +33,7 @@ from typing import Any
 
 from blackboxes.box import JSONValue
 from blackboxes.families import Family, Rule
+from generator._prestart import PrestartedWorker
 from oracle_bench.errors import FamilyError, SandboxError
 from sandbox import ErrorKind, SandboxLimits, SandboxWorker, call_box
 
@@ -150,6 +153,25 @@ def check_candidate(
     limits = limits or SandboxLimits()
     deadline = None if budget_s is None else time.monotonic() + budget_s
     inputs = family.differential_inputs(rng, n_inputs)
+    # The determinism check's fresh worker starts now, beside the first one.
+    second = PrestartedWorker(code, entry=entry, limits=limits)
+    try:
+        return _check(code, rule, family, inputs, entry, limits, budget_s, deadline, second)
+    finally:
+        second.close()
+
+
+def _check(
+    code: str,
+    rule: Rule | None,
+    family: Family,
+    inputs: list[Any],
+    entry: str,
+    limits: SandboxLimits,
+    budget_s: float | None,
+    deadline: float | None,
+    second: PrestartedWorker,
+) -> CandidateReport:
     checks: dict[str, CheckResult] = dict.fromkeys(_check_names(rule is not None))
     try:
         worker = SandboxWorker(code, entry=entry, limits=limits)
@@ -211,9 +233,7 @@ def check_candidate(
     if complete:
         # A box that had to be stopped is not run again: a second worker would only
         # fail (or run out of time) the same way.
-        checks["deterministic"] = _deterministic(
-            family, code, entry, limits, inputs, outputs, deadline
-        )
+        checks["deterministic"] = _deterministic(family, second, inputs, outputs, deadline)
         if checks["deterministic"] is None:
             errors.append(
                 f"the determinism check was not run: the tester's time budget of "
@@ -234,20 +254,19 @@ def check_candidate(
 
 def _deterministic(
     family: Family,
-    code: str,
-    entry: str,
-    limits: SandboxLimits,
+    fresh: PrestartedWorker,
     inputs: list[Any],
     outputs: list[Any],
     deadline: float | None,
 ) -> CheckResult:
-    """A fresh worker, fed a sample in reverse order, must reproduce every output.
+    """A fresh worker (``fresh``: started beside the first, no call made yet), fed a
+    sample in reverse order, must reproduce every output.
 
     None when the deadline passes before the sample is done.
     """
     sample = list(range(min(_DETERMINISM_SAMPLE, len(inputs))))[::-1]
     try:
-        with SandboxWorker(code, entry=entry, limits=limits) as worker:
+        with fresh.worker() as worker:
             for i in sample:
                 if deadline is not None and time.monotonic() >= deadline:
                     return None

@@ -7,11 +7,15 @@ from __future__ import annotations
 
 import random
 import time
+from typing import Any
 
 import pytest
 
 from blackboxes.families import get_family
+from generator import tester
+from generator._prestart import PrestartedWorker
 from generator.tester import _MAX_SAME_ERRORS, CandidateReport, check_candidate, describe_checks
+from oracle_bench.errors import SandboxCompileError, WorkerError
 from sandbox import SandboxLimits
 
 FAMILY = get_family("ERI")
@@ -174,3 +178,39 @@ def test_a_report_passes_only_when_every_check_passed() -> None:
     assert not report().passed
     data = report(compiles=True, runs=None).to_json()
     assert CandidateReport.from_json(data) == report(compiles=True, runs=None)
+
+
+def test_the_determinism_check_runs_on_a_fresh_worker_started_beside_the_first() -> None:
+    # Module-level state: a worker reverses its input on every second call. The first
+    # worker reverses input 31 (its 32nd call); a fresh one, fed inputs 31..0, does not.
+    flips = "seen = []\n\ndef blackbox(x):\n    seen.append(x)\n"
+    flips += "    return x if len(seen) % 2 else x[::-1]\n"
+    report = check_candidate(flips, None, FAMILY, random.Random(8), n_inputs=40)
+    assert report.checks["runs"] is True and report.checks["deterministic"] is False
+    # The same code with the state made afresh in every call: deterministic.
+    fresh = flips.replace("seen = []\n\ndef blackbox(x):\n", "def blackbox(x):\n    seen = []\n")
+    report = check_candidate(fresh, None, FAMILY, random.Random(8), n_inputs=40)
+    assert report.checks["runs"] is True and report.checks["deterministic"] is True
+    # Only a worker that has made no call before gives the first 40 answers again.
+    tires = flips.replace("len(seen) % 2", "len(seen) <= 40")
+    report = check_candidate(tires, None, FAMILY, random.Random(8), n_inputs=40)
+    assert report.checks["runs"] is True and report.checks["deterministic"] is True
+
+
+def test_the_prestarted_worker_is_closed_whatever_the_first_worker_did() -> None:
+    made: list[PrestartedWorker] = []
+    real = tester.PrestartedWorker
+
+    def watched(*args: Any, **kwargs: Any) -> PrestartedWorker:
+        made.append(real(*args, **kwargs))
+        return made[-1]
+
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setattr(tester, "PrestartedWorker", watched)
+        check_candidate(FORBIDDEN, RULE, FAMILY, random.Random(6))
+        check_candidate(LOOPS, RULE, FAMILY, random.Random(1), n_inputs=8, limits=TIGHT)
+    assert len(made) == 2
+    for prestarted in made:
+        # Closed: a call on its worker is refused (and never runs box code).
+        with pytest.raises((WorkerError, SandboxCompileError)):
+            prestarted.worker().call("x")
