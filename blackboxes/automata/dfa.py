@@ -70,6 +70,27 @@ class DFA:
         return cls(tuple(alphabet), tuple(tuple(int(t) for t in r) for r in delta), flags, start)
 
     @classmethod
+    def unchecked(
+        cls,
+        alphabet: tuple[str, ...],
+        delta: tuple[tuple[int, ...], ...],
+        accepting: tuple[bool, ...],
+        start: int = 0,
+    ) -> DFA:
+        """The same DFA as the constructor, without its checks: for tables that are valid
+        by construction (minimisation, the learners' hypotheses), where the checks would
+        cost as much as the rest of the work."""
+        dfa = object.__new__(cls)
+        vars(dfa).update(
+            alphabet=alphabet,
+            delta=delta,
+            accepting=accepting,
+            start=start,
+            _index=letter_index(alphabet),
+        )
+        return dfa
+
+    @classmethod
     def universal(cls, alphabet: Sequence[str], accept: bool = True) -> DFA:
         """Sigma* (``accept=True``) or the empty language, with one state."""
         return cls(tuple(alphabet), ((0,) * len(alphabet),), (accept,))
@@ -124,7 +145,7 @@ class DFA:
         """
         order = self.reachable_states()
         new = {q: i for i, q in enumerate(order)}
-        return DFA(
+        return DFA.unchecked(
             self.alphabet,
             tuple(tuple(new[t] for t in self.delta[q]) for q in order),
             tuple(self.accepting[q] for q in order),
@@ -183,7 +204,7 @@ class DFA:
                 row.append(j)
             delta.append(tuple(row))
         accepting = tuple(self.accepting[member[c]] for c in queue)
-        minimal = DFA(self.alphabet, tuple(delta), accepting, 0)
+        minimal = DFA.unchecked(self.alphabet, tuple(delta), accepting, 0)
         minimal.__dict__["_minimal"] = minimal  # already minimal and canonical
         return minimal
 

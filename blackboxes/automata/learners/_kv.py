@@ -47,6 +47,7 @@ class _KV:
         self.accepting: list[bool] = []
         self.target: list[int] = []  # per transition q * k + a
         self.pending: deque[int] = deque()
+        self.index = {a: i for i, a in enumerate(self.alphabet)}
 
     def sift(self, word: str, node: _Node) -> _Node:
         mq = self.teacher.mq
@@ -77,7 +78,18 @@ class _KV:
     def hypothesis(self) -> DFA:
         k, target = self.k, self.target
         delta = tuple(tuple(target[q * k : (q + 1) * k]) for q in range(len(self.access)))
-        return DFA(self.alphabet, delta, tuple(self.accepting), 0)
+        # Complete by construction: every transition is closed before an EQ.
+        return DFA.unchecked(self.alphabet, delta, tuple(self.accepting), 0)
+
+    def states_along(self, word: str) -> list[int]:
+        """The hypothesis run on ``word``, read off the transition table (no DFA built)."""
+        k, target, index = self.k, self.target, self.index
+        run = [0]
+        q = 0
+        for c in word:
+            q = target[q * k + index[c]]
+            run.append(q)
+        return run
 
     def run(self) -> DFA:
         self.new_state(self.sift("", self.root), "", self.teacher.mq(""))
@@ -88,22 +100,19 @@ class _KV:
             if answer is None:
                 return hyp.canonical()
             word, label = answer
-            while hyp.accepts(word) != label:
-                self.split(hyp, word, label)
+            while self.accepting[self.states_along(word)[-1]] != label:
+                self.split(word, label)
                 self.close()
-                hyp = self.hypothesis()
 
-    def split(self, hyp: DFA, word: str, label: bool) -> None:
-        run = [0]
-        for i in hyp.letters(word):
-            run.append(hyp.delta[run[-1]][i])
+    def split(self, word: str, label: bool) -> None:
+        run = self.states_along(word)
         access, mq = self.access, self.teacher.mq
 
         def alpha(i: int) -> bool:
             return mq(access[run[i]] + word[i:])
 
         i = rs_breakpoint(alpha, len(word), label)
-        t = run[i] * self.k + self.alphabet.index(word[i])
+        t = run[i] * self.k + self.index[word[i]]
         suffix = word[i + 1 :]
         old = run[i + 1]
         node = self.leaf[old]

@@ -56,11 +56,26 @@ from blackboxes.automata.oracle import Oracle
 
 
 class _Node:
-    __slots__ = ("children", "disc", "incoming", "label", "mark", "parent", "state", "temp")
+    __slots__ = (
+        "accept",
+        "children",
+        "depth",
+        "disc",
+        "incoming",
+        "label",
+        "mark",
+        "parent",
+        "state",
+        "temp",
+    )
 
     def __init__(self, parent: _Node | None, label: bool) -> None:
         self.parent = parent
         self.label = label  # the side of the parent this node hangs on
+        # Nodes are never moved, so depth and the side under the root (the acceptance
+        # of the states below) are fixed when a node is made.
+        self.depth: int = 0 if parent is None else parent.depth + 1
+        self.accept: bool = label if parent is None or parent.parent is None else parent.accept
         self.disc: str | None = None  # None for a leaf
         self.temp = False
         self.children: list[_Node] = []  # [false side, true side] for inner nodes
@@ -107,7 +122,11 @@ class TTTLearner:
         self.leaf: list[_Node] = []
         self.accepting: list[bool] = []
         self.tree_target: list[int] = []  # per transition q * k + a; -1 if non-tree
-        self.node_of: list[_Node | None] = []  # target node of a non-tree transition
+        # The node a non-tree transition points at; a tree transition points at `tree`,
+        # a node outside the discrimination tree (never None: fewer checks on hot paths).
+        self.tree = _Node(None, False)
+        self.tree.state = -1
+        self.node_of: list[_Node] = []
         self.open: deque[int] = deque()
         self.blocks: list[_Node] = []  # block roots, oldest first
 
@@ -137,10 +156,6 @@ class TTTLearner:
         return out
 
     # -- basics -----------------------------------------------------------------------
-    def _log(self, line: str) -> None:
-        if self.trace is not None:
-            self.trace.append(line)
-
     def _word(self, t: int) -> str:
         return self.access[t // self.k] + self.alphabet[t % self.k]
 
@@ -156,15 +171,10 @@ class TTTLearner:
         self.access.append(access)
         self.leaf.append(leaf)
         leaf.state = q
-        node = leaf
-        while node.parent is not self.root:
-            node = node.parent  # type: ignore[assignment]
-        self.accepting.append(node.label)
+        self.accepting.append(leaf.accept)
         if via is not None:
-            old = self.node_of[via]
-            if old is not None:
-                old.incoming.discard(via)
-            self.node_of[via] = None
+            self.node_of[via].incoming.discard(via)
+            self.node_of[via] = self.tree
             self.tree_target[via] = q
         for t in range(q * self.k, (q + 1) * self.k):
             self.tree_target.append(-1)
@@ -175,13 +185,16 @@ class TTTLearner:
 
     def _close(self) -> None:
         """Soft-sift the open transitions; a sift into an empty leaf discovers a state."""
+        k, alphabet, access, mq = self.k, self.alphabet, self.access, self.teacher.mq
         while self.open:
             t = self.open.popleft()
             node = self.node_of[t]
-            if node is None:  # became a tree transition meanwhile
+            if node is self.tree:  # became a tree transition meanwhile
                 continue
-            word = self._word(t)
-            target = self._sift(node, word, hard=False)
+            word = access[t // k] + alphabet[t % k]
+            target = node  # _sift(node, word, hard=False), inlined
+            while target.disc is not None and not target.temp:
+                target = target.children[mq(word + target.disc)]
             if target is node:
                 continue
             node.incoming.discard(t)
@@ -210,7 +223,6 @@ class TTTLearner:
         if target >= 0:
             return target
         node = self.node_of[t]
-        assert node is not None
         return node.state if node.disc is None else self._any_state(node)  # type: ignore[return-value]
 
     def _succ_hard(self, q: int, a: int) -> int:
@@ -220,7 +232,6 @@ class TTTLearner:
         if target >= 0:
             return target
         node = self.node_of[t]
-        assert node is not None
         if node.disc is None:
             return node.state  # type: ignore[return-value]
         self.stats.hard_sifts += 1
@@ -233,25 +244,28 @@ class TTTLearner:
         return leaf.state
 
     def _output(self, q: int, word: str) -> bool:
-        index, succ = self.index, self._succ
+        k, index, tree_target, node_of = self.k, self.index, self.tree_target, self.node_of
         for c in word:
-            q = succ(q, index[c])
+            # _succ, inlined for tree transitions and leaves (the common cases).
+            a = index[c]
+            target = tree_target[q * k + a]
+            if target < 0:
+                node = node_of[q * k + a]
+                target = node.state if node.disc is None else self._succ(q, a)  # type: ignore[assignment]
+            q = target
         return self.accepting[q]
 
     def _hypothesis(self) -> DFA:
-        delta = []
-        for q in range(len(self.access)):
-            row = []
-            for t in range(q * self.k, (q + 1) * self.k):
-                target = self.tree_target[t]
-                if target < 0:
-                    node = self.node_of[t]
-                    if node is None or node.disc is not None or node.state is None:
-                        raise AssertionError("an open transition in a stable hypothesis")
-                    target = node.state
-                row.append(target)
-            delta.append(tuple(row))
-        return DFA(self.alphabet, tuple(delta), tuple(self.accepting), 0)
+        flat = [
+            target if target >= 0 else node.state
+            for target, node in zip(self.tree_target, self.node_of, strict=True)
+        ]
+        # An inner node or an undiscovered leaf has no state: an open transition.
+        if None in flat:
+            raise AssertionError("an open transition in a stable hypothesis")
+        k = self.k
+        delta = tuple(zip(*(flat[a::k] for a in range(k)), strict=True))
+        return DFA.unchecked(self.alphabet, delta, tuple(self.accepting), 0)
 
     # -- refinement -------------------------------------------------------------------
     def _refine(self, word: str, label: bool) -> None:
@@ -264,17 +278,26 @@ class TTTLearner:
             incons = self._find_inconsistency()
             if incons is not None:
                 self.stats.inconsistencies += 1
-                self._log(f"inconsistency: q{incons[0]} on {incons[1]!r}")
+                if self.trace is not None:  # the line is built only when traced
+                    self.trace.append(f"inconsistency: q{incons[0]} on {incons[1]!r}")
         if self.blocks:
             raise AssertionError("a temporary discriminator survived stabilisation")
 
     def _analyse(self, q: int, word: str, label: bool) -> None:
         """Rivest-Schapire on the inconsistency; splits a state unless the hard-sifted run
         already agrees with ``label`` (then only soft transitions were resolved)."""
+        k, index, tree_target, node_of = self.k, self.index, self.tree_target, self.node_of
         run = [q]
         for c in word:
-            run.append(self._succ_hard(run[-1], self.index[c]))
-        if self.accepting[run[-1]] == label:
+            # _succ_hard, inlined for tree transitions and leaves (the common cases).
+            a = index[c]
+            target = tree_target[q * k + a]
+            if target < 0:
+                node = node_of[q * k + a]
+                target = node.state if node.disc is None else self._succ_hard(q, a)  # type: ignore[assignment]
+            q = target
+            run.append(q)
+        if self.accepting[q] == label:
             return
         access, mq = self.access, self.teacher.mq
 
@@ -288,7 +311,7 @@ class TTTLearner:
     def _split(self, t: int, disc: str, old_out: bool, new_out: bool) -> None:
         """Split the leaf non-tree transition ``t`` reaches by the temporary ``disc``."""
         node = self.node_of[t]
-        assert node is not None and node.state is not None and self.tree_target[t] < 0
+        assert node.state is not None and self.tree_target[t] < 0
         old = node.state
         node.incoming.discard(t)
         old_leaf, new_leaf = _Node(node, old_out), _Node(node, new_out)
@@ -301,7 +324,8 @@ class TTTLearner:
         # The leaf's other incoming transitions now end at the temporary node (soft).
         q = self._new_state(new_leaf, self._word(t), t)
         self.stats.temporary += 1
-        self._log(f"split q{old} by temporary {disc!r}: new q{q} = {self.access[q]!r}")
+        if self.trace is not None:
+            self.trace.append(f"split q{old} by temporary {disc!r}: new q{q} = {self.access[q]!r}")
 
     @staticmethod
     def _subtree(node: _Node) -> list[_Node]:
@@ -320,21 +344,17 @@ class TTTLearner:
         if target >= 0:
             return self.leaf[target]
         node = self.node_of[t]
-        assert node is not None
         return node
 
     @staticmethod
     def _lca(x: _Node, y: _Node) -> _Node:
-        seen = set()
-        node: _Node | None = x
-        while node is not None:
-            seen.add(node)
-            node = node.parent
-        node = y
-        while node not in seen:
-            node = node.parent
-            assert node is not None
-        return node
+        while x.depth > y.depth:
+            x = x.parent  # type: ignore[assignment]
+        while y.depth > x.depth:
+            y = y.parent  # type: ignore[assignment]
+        while x is not y:
+            x, y = x.parent, y.parent  # type: ignore[assignment]
+        return x
 
     def _splitters(self, block: _Node) -> list[tuple[int, _Node]]:
         """Each letter ``a`` whose successors' lowest common ancestor is a final inner node,
@@ -381,7 +401,8 @@ class TTTLearner:
             # soft transitions stopped at this node must now be sifted on through it.
             self.open.extend(block.incoming)
             self.blocks.extend(c for c in block.children if c.disc is not None)
-            self._log(f"finalise {old_disc!r} as is")
+            if self.trace is not None:
+                self.trace.append(f"finalise {old_disc!r} as is")
             return
         self.stats.restructured += 1
         mq = self.teacher.mq
@@ -409,7 +430,8 @@ class TTTLearner:
         ]
         block.disc, block.children, block.incoming = disc, children, set()
         self.blocks.extend(c for c in children if c.disc is not None)
-        self._log(f"finalise {old_disc!r} -> {disc!r}")
+        if self.trace is not None:
+            self.trace.append(f"finalise {old_disc!r} -> {disc!r}")
 
     def _extract(
         self,
@@ -452,7 +474,8 @@ class TTTLearner:
                 via = min(moved, key=lambda t: (len(self._word(t)), t))
                 q = self._new_state(copy, self._word(via), via)
                 self.stats.extracted_states += 1
-                self._log(f"new q{q} = {self.access[q]!r} while finalising")
+                if self.trace is not None:
+                    self.trace.append(f"new q{q} = {self.access[q]!r} while finalising")
         assert first is not None
         return first
 
