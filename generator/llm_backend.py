@@ -23,7 +23,6 @@ provider's retries) and propagate out of the graph.
 
 from __future__ import annotations
 
-import ast
 import json
 import logging
 import re
@@ -43,6 +42,7 @@ from oracle_bench.errors import (
     SandboxError,
     UsageError,
 )
+from oracle_bench.pyast import parse
 from providers.types import ChatMessage, Provider, Reply, ToolSpec
 from sandbox import ALLOWED_MODULES, SandboxLimits, SandboxWorker, allowed_builtins, call_box
 from templates import render
@@ -209,7 +209,7 @@ def extract_code(text: str) -> str:
     if not stripped:
         return ""
     try:
-        ast.parse(stripped)
+        parse(stripped)
     except (SyntaxError, ValueError):
         return ""
     return stripped + "\n"

@@ -13,6 +13,7 @@ from types import CodeType
 
 from RestrictedPython import compile_restricted_exec
 
+from oracle_bench.pyast import AST_LOCK
 from sandbox._curated import ALLOWED_MODULES, MODULE_MEMBERS
 
 BOX_FILENAME = "<blackbox>"
@@ -73,13 +74,14 @@ def compile_box(source: str) -> CompiledBox:
 
 
 def _compile_box(source: str) -> CompiledBox:
-    with warnings.catch_warnings():
+    with AST_LOCK, warnings.catch_warnings():
         # RestrictedPython warns about e.g. unused print; those are not refusals.
         warnings.simplefilter("ignore")
         result = compile_restricted_exec(source, filename=BOX_FILENAME)
+        tree = None if result.errors else ast.parse(source, filename=BOX_FILENAME)
     errors = list(result.errors)
-    if not errors:
-        errors.extend(import_errors(ast.parse(source, filename=BOX_FILENAME)))
+    if tree is not None:
+        errors.extend(import_errors(tree))
     if errors:
         return CompiledBox(code=None, errors=tuple(errors))
     return CompiledBox(code=result.code, errors=())
