@@ -17,7 +17,6 @@ import signal
 import subprocess
 import sys
 import time
-from dataclasses import dataclass
 from pathlib import Path
 
 logger = logging.getLogger(__name__)
@@ -45,16 +44,11 @@ TIMEOUT_SIGNALS = frozenset({signal.SIGPROF, signal.SIGXCPU, signal.SIGKILL})
 
 
 class ReadStatus(enum.Enum):
-    LINE = "line"
+    """Why ``read_line`` returned no line."""
+
     EOF = "eof"
     TIMEOUT = "timeout"
     OVERFLOW = "overflow"
-
-
-@dataclass(frozen=True)
-class ReadResult:
-    status: ReadStatus
-    line: bytes = b""
 
 
 def worker_argv() -> list[str]:
@@ -95,43 +89,46 @@ class WorkerProcess:
     def send(self, data: bytes, deadline: float) -> bool:
         """Write all of ``data``; False if the worker is gone or the deadline passes."""
         view = memoryview(data)
-        while view:
+        while True:
             try:
                 written = os.write(self._wfd, view)
             except BlockingIOError:
                 written = 0
             except (BrokenPipeError, OSError):
                 return False
+            if written == len(view):
+                return True
             view = view[written:]
-            if view:
-                remaining = deadline - time.monotonic()
-                if remaining <= 0 or not self._wpoll.poll(math.ceil(remaining * 1000)):
-                    return False
-        return True
+            remaining = deadline - time.monotonic()
+            if remaining <= 0 or not self._wpoll.poll(math.ceil(remaining * 1000)):
+                return False
 
-    def read_line(self, cap: int, deadline: float) -> ReadResult:
-        """One reply line of at most ``cap`` bytes, read with a deadline."""
+    def read_line(self, cap: int, deadline: float) -> bytes | ReadStatus:
+        """One reply line of at most ``cap`` bytes, read with a deadline; else why not."""
         buffer = self._buffer
         while True:
             end = buffer.find(b"\n")
             if end >= 0:
+                if end > cap:
+                    return ReadStatus.OVERFLOW
                 line = bytes(buffer[:end])
                 del buffer[: end + 1]
-                if len(line) > cap:
-                    return ReadResult(ReadStatus.OVERFLOW)
-                return ReadResult(ReadStatus.LINE, line)
+                return line
             if len(buffer) > cap:
-                return ReadResult(ReadStatus.OVERFLOW)
+                return ReadStatus.OVERFLOW
+            # Wait first: a reply is never there yet right after a request, and a read
+            # that fails with EAGAIN costs an exception on top of the poll.
+            remaining = deadline - time.monotonic()
+            if not self._rpoll.poll(max(math.ceil(remaining * 1000), 0)):
+                if remaining <= 0:
+                    return ReadStatus.TIMEOUT
+                continue
             try:
                 chunk = os.read(self._rfd, _READ_CHUNK)
             except BlockingIOError:
-                remaining = deadline - time.monotonic()
-                if remaining <= 0:
-                    return ReadResult(ReadStatus.TIMEOUT)
-                self._rpoll.poll(math.ceil(remaining * 1000))
                 continue
             if not chunk:
-                return ReadResult(ReadStatus.EOF)
+                return ReadStatus.EOF
             buffer += chunk
 
     def exit_signal(self, timeout: float = 2.0) -> int | None:

@@ -1,7 +1,7 @@
 """Wire format shared by the parent and the worker (JSON lines over pipes).
 
-Kept free of imports from the rest of the project so the worker can load it
-without pulling in the parent side.
+Kept free of imports from the rest of the project (but ``sandbox._jsonwire``, standard
+library only) so the worker can load it without pulling in the parent side.
 """
 
 from __future__ import annotations
@@ -9,6 +9,9 @@ from __future__ import annotations
 import json
 import re
 from typing import Any, Final
+
+from sandbox._jsonwire import dumps_str
+from sandbox._jsonwire import loads as loads  # strict decoding, for both sides
 
 # Error kinds on the wire; the parent maps them onto ``ErrorKind``.
 KIND_TIMEOUT: Final = "timeout"
@@ -69,6 +72,17 @@ def dumps(obj: Any) -> bytes:
     )
 
 
+def dumps_value(obj: Any) -> bytes:
+    """``dumps(obj)``, the same bytes or the same error, without ``json.dumps``'s set-up.
+
+    For the hot paths, which run at a shallow, fixed stack depth: the call loop of the
+    worker and the parent. Where box code may have filled the stack first (its
+    ``checkpoint`` calls), use ``dumps``: at the recursion limit itself the two fail in
+    different frames, with different messages.
+    """
+    return dumps_str(obj).encode("ascii")
+
+
 def result_problem(payload: bytes, subject: str = "result") -> str | None:
     """Why the encoded result must not reach the parent, or None if it may.
 
@@ -87,15 +101,6 @@ def result_problem(payload: bytes, subject: str = "result") -> str | None:
                 return None
         return f"{subject} is nested more than {MAX_RESULT_DEPTH} levels deep"
     return None
-
-
-def _refuse_constant(name: str) -> Any:
-    raise ValueError(f"non-finite number {name} in JSON")
-
-
-def loads(data: bytes | str) -> Any:
-    """Strict JSON decoding: NaN/Infinity tokens are refused."""
-    return json.loads(data, parse_constant=_refuse_constant)
 
 
 def exception_message(exc: BaseException) -> str:

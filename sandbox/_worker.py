@@ -63,10 +63,11 @@ class _Channel:
         return self._in.readline()
 
     def write(self, data: bytes) -> None:
-        view = memoryview(data)
-        while view:
-            written = os.write(self._out_fd, view)
-            view = view[written:]
+        written = os.write(self._out_fd, data)
+        if written < len(data):  # a reply larger than the pipe's buffer
+            view = memoryview(data)[written:]
+            while view:
+                view = view[os.write(self._out_fd, view) :]
 
     def send(self, obj: Any) -> None:
         self.write(proto.dumps(obj) + b"\n")
@@ -141,7 +142,7 @@ class _Box:
                 # Not reached: the program's own return value does not matter here.
                 return b'{"v":{"values":null,"visits":%d}}' % tracer.visits
             try:
-                payload = proto.dumps(value)
+                payload = proto.dumps_value(value)
             except MemoryError:
                 self.exhausted = True
                 return self._error(proto.KIND_MEMORY, "memory limit exceeded")

@@ -89,11 +89,11 @@ def available_layers() -> frozenset[str]:
             deadline = time.monotonic() + _PROBE_SECONDS
             if not process.send(proto.dumps(init) + b"\n", deadline):
                 return frozenset()
-            result = process.read_line(1 << 16, deadline)
-            if result.status is not ReadStatus.LINE:
-                logger.warning("sandbox probe failed: %s", result.status.value)
+            line = process.read_line(1 << 16, deadline)
+            if isinstance(line, ReadStatus):
+                logger.warning("sandbox probe failed: %s", line.value)
                 return frozenset()
-            reply = proto.loads(result.line)
+            reply = proto.loads(line)
             return frozenset(str(layer) for layer in reply.get("layers", ()))
         finally:
             process.kill()

@@ -160,7 +160,7 @@ class SandboxWorker:
         ``trace_limit`` error; values that are not strict JSON are ``invalid_output``.
         """
         try:
-            encoded = proto.dumps(list(args))
+            encoded = proto.dumps_value(list(args))
         except (TypeError, ValueError) as exc:
             raise UsageError(f"arguments must be finite JSON values: {exc}") from exc
         if trace is None:
@@ -183,10 +183,10 @@ class SandboxWorker:
         deadline = time.monotonic() + self._limits.wall_seconds
         if not process.send(request, deadline):
             return self._abort(process, None)
-        result = process.read_line(self._limits.output_bytes + _ENVELOPE_BYTES, deadline)
-        if result.status is not ReadStatus.LINE:
-            return self._abort(process, result.status)
-        return self._decode(process, result.line, traced=trace is not None)
+        line = process.read_line(self._limits.output_bytes + _ENVELOPE_BYTES, deadline)
+        if isinstance(line, ReadStatus):
+            return self._abort(process, line)
+        return self._decode(process, line, traced=trace is not None)
 
     def close(self) -> None:
         """Kill the worker and remove its temporary directory (idempotent)."""
@@ -211,22 +211,22 @@ class SandboxWorker:
         if not process.send(self._init_line, deadline):
             self._resources.stop()
             raise WorkerError("the worker did not accept its code")
-        result = process.read_line(1 << 20, deadline)
-        if result.status is ReadStatus.TIMEOUT:
+        line = process.read_line(1 << 20, deadline)
+        if line is ReadStatus.TIMEOUT:
             self._resources.stop()
             raise SandboxTimeoutError(
                 ErrorKind.TIMEOUT.value, "loading the box: " + TIMEOUT_MESSAGE
             )
-        if result.status is not ReadStatus.LINE:
-            signum = process.exit_signal() if result.status is ReadStatus.EOF else None
+        if isinstance(line, ReadStatus):
+            signum = process.exit_signal() if line is ReadStatus.EOF else None
             self._resources.stop()
             if signum in TIMEOUT_SIGNALS:
                 raise SandboxTimeoutError(
                     ErrorKind.TIMEOUT.value, "loading the box: " + TIMEOUT_MESSAGE
                 )
-            raise WorkerError(f"the worker failed during start-up ({result.status.value})")
+            raise WorkerError(f"the worker failed during start-up ({line.value})")
         try:
-            reply = proto.loads(result.line)
+            reply = proto.loads(line)
         except ValueError as exc:
             self._resources.stop()
             raise WorkerError("the worker sent a malformed start-up reply") from exc

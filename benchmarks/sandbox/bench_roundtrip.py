@@ -6,10 +6,10 @@ answered faster than that. Two warm boxes are timed: one that returns its argume
 (pure transport overhead) and a Caesar shift (real work). The warm modes and the floor
 are measured in interleaved blocks, so load on a shared machine hits them alike.
 
-Usage: python benchmarks/sandbox/bench_roundtrip.py [--calls N] [--spawn-calls M]
+Usage: python benchmarks/sandbox/bench_roundtrip.py [--calls N] [--spawn-calls M] [--code DIR]
 
-The checkout holding this script decides the code measured, so running the script of
-an older checkout measures the older sandbox.
+``--code`` names the checkout whose sandbox is measured (default: this script's own), so
+one script measures an older checkout the same way.
 """
 
 from __future__ import annotations
@@ -24,10 +24,7 @@ import time
 from collections.abc import Callable
 from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[2]))  # run from a checkout
-
-from sandbox import SandboxWorker, run_once
-
+_HERE = Path(__file__).resolve().parents[2]
 CODE = """
 def blackbox(text, shift):
     return "".join(chr((ord(c) - 97 + shift) % 26 + 97) if c.isalpha() else c for c in text)
@@ -110,11 +107,15 @@ def _interleaved(modes: dict[str, Callable[[], object]], calls: int) -> dict[str
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__)
+    parser.add_argument("--code", type=Path, default=_HERE, help="checkout to measure")
     parser.add_argument("--calls", type=int, default=3000, help="calls per warm mode (>= 2000)")
     parser.add_argument("--spawn-calls", type=int, default=50, help="calls for spawn-per-call")
     args = parser.parse_args()
     if args.calls < 2000:
         parser.error("--calls must be >= 2000")
+    sys.path.insert(0, str(args.code.resolve()))
+    from sandbox import SandboxWorker, run_once
+
     text, shift = "hello world, the quick brown fox", 3
     # The request line exactly as the sandbox frames it.
     request = b'{"a":' + json.dumps([text, shift], separators=(",", ":")).encode() + b"}\n"
@@ -151,6 +152,7 @@ def main() -> None:
     floor = medians["bare pipe round trip (floor)"]
     rows = [(name, args.calls, median) for name, median in medians.items()]
     rows.append(("spawn per call (run_once)", args.spawn_calls, spawn))
+    print(f"code: {args.code.resolve()}")
     print(f"layers: {', '.join(layers)}")
     print(f"request: {len(request)} bytes")
     print(f"{'mode':<32}{'calls':>7}{'median':>13}{'vs pipe':>10}")

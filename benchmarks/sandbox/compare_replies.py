@@ -226,6 +226,46 @@ _EDGE_MAKE_CALLS: list[list[Any]] = [
 ]
 
 
+# Nesting around the recursion limit: results, traced values (also from deep in the
+# stack) and arguments fail with a RecursionError, or do not, at exact depths.
+_EDGE_DEPTH = """
+def nest(n):
+    x = []
+    for i in range(n):
+        x = [x]
+    return x
+
+def down(k, v):
+    if k == 0:
+        checkpoint(1, v=v)
+        return 0
+    return down(k - 1, v)
+
+def blackbox(kind, n, *rest):
+    if kind == "result":
+        return nest(n)
+    if kind == "deep-checkpoint":
+        return down(n, nest(rest[0]))
+    checkpoint(1, v=nest(n))
+    return len(rest)
+"""
+
+
+def _nested(depth: int) -> list[Any]:
+    value: list[Any] = []
+    for _ in range(depth):
+        value = [value]
+    return value
+
+
+def _depth_calls(depths: range) -> list[Call]:
+    calls: list[Call] = []
+    for n in depths:
+        calls += [(["result", n], None), (["traced", n], (1, 1)), (["args", 0, _nested(n)], None)]
+        calls += [(["deep-checkpoint", n, 5], (1, 1)), (["deep-checkpoint", 5, n], (1, 1))]
+    return calls
+
+
 # A compromised worker, as the test-only unrestricted hook lets one be: box code writes
 # raw bytes on the reply pipe ahead of the worker's own reply.
 _HOSTILE = """
@@ -334,6 +374,9 @@ def _cases(corpus: Path) -> Iterator[tuple[str, dict[str, Any]]]:
     calls = [(args, None) for args in _EDGE_MAKE_CALLS]
     yield "edge/make", _session(_EDGE_MAKE, calls, small)
     yield "edge/make-traced", _session(_EDGE_MAKE, [(a, (1, 1)) for a in _EDGE_MAKE_CALLS], small)
+    yield "edge/depth", _session(_EDGE_DEPTH, _depth_calls(range(232, 252)))
+    shallow = SandboxLimits(max_recursion=10)
+    yield "edge/depth-shallow", _session(_EDGE_DEPTH, _depth_calls(range(32, 62)), shallow)
     for line in _HOSTILE_LINES:
         yield f"hostile/{line[:40]!r}", _hostile(line)
 
