@@ -5,8 +5,8 @@ from __future__ import annotations
 import itertools
 import math
 import random
-from dataclasses import dataclass
-from functools import cache
+from dataclasses import dataclass, field
+from functools import cache, cached_property
 from typing import Protocol
 
 from blackboxes.box import JSONValue
@@ -76,9 +76,21 @@ class Analysis:
     settings: int
     """``len(all_params())``."""
     memo: TraceMemo
-    widest_split: int
-    """The most distinct answers one probe query (input set, checkpoint, visit 1..8) gets
-    from the hypotheses: the |Y| behind T_info."""
+    probe_traces: tuple[list[Grouped], ...] = field(repr=False, compare=False)
+    """Each hypothesis' grouped traces on the probes (``probe_inputs`` order)."""
+
+    @cached_property
+    def widest_split(self) -> int:
+        """The most distinct answers one probe query (input set, checkpoint, visit 1..8)
+        gets from the hypotheses: the |Y| behind T_info. Computed on first use (it costs
+        more than the rest of the analysis, and box generation never needs it)."""
+        widest = 1
+        for p in range(len(probe_inputs(self.kind))):
+            for k in range(1, self.kind.checkpoints + 1):
+                for v in range(1, _SPLIT_VISITS + 1):
+                    answers = {canonical(observation(g[p], k, v)) for g in self.probe_traces}
+                    widest = max(widest, len(answers))
+        return widest
 
     def space(self) -> ProgramSpace:
         return ProgramSpace(self.memo)
@@ -122,13 +134,9 @@ def analysis(name: str) -> Analysis:
     for params in kind.all_params():
         settings += 1
         traces = [kind.trace(params, probe) for probe in probes]
-        seen.setdefault(canonical(traces), (params, [group(t) for t in traces]))
+        key = canonical(traces)
+        if key not in seen:
+            seen[key] = (params, [group(t) for t in traces])
     hypotheses = tuple(params for params, _ in seen.values())
-    grouped = [g for _, g in seen.values()]
-    widest = 1
-    for p in range(len(probes)):
-        for k in range(1, kind.checkpoints + 1):
-            for v in range(1, _SPLIT_VISITS + 1):
-                answers = {canonical(observation(g[p], k, v)) for g in grouped}
-                widest = max(widest, len(answers))
-    return Analysis(kind, hypotheses, settings, TraceMemo(kind, hypotheses), widest)
+    grouped = tuple(g for _, g in seen.values())
+    return Analysis(kind, hypotheses, settings, TraceMemo(kind, hypotheses), grouped)
