@@ -386,7 +386,15 @@ class _FleetModel:
 
     @cached_property
     def answers(self) -> list[str]:
-        return [self.secret(i) for i in range(len(self.fleets) * self.per_fleet)]
+        """``[self.secret(i) for i in range(...)]``, with each fleet's free cells, name and
+        cell names worked out once (the hard level lists ~10^5 secrets)."""
+        out: list[str] = []
+        combos = self.combos.tolist()
+        for fleet in self.fleets:
+            names = [cell_name(*divmod(c, self.cols)) for c in self.free_cells(fleet)]
+            head = f"ships {self.fleet_name(fleet)}; bombs "
+            out.extend(head + (" ".join([names[i] for i in combo]) or "none") for combo in combos)
+        return out
 
 
 def _bombs_text(bombs: int) -> str:
