@@ -18,6 +18,7 @@ sampler's uniformity on the 1028 minimal 3-state DFAs is checked first.
 from __future__ import annotations
 
 import argparse
+import hashlib
 import math
 import random
 import statistics
@@ -36,15 +37,21 @@ from blackboxes.automata.counting import enumerate_minimal_dfas
 from blackboxes.automata.dfa import DFA
 from oracle_bench.rng import seed_for
 
-SIZES = (10, 100, 1000, 10000)
-REPS = {10: 300, 100: 100, 1000: 20, 10000: 9}
-QUICK_REPS = {10: 40, 100: 15, 1000: 4, 10000: 2}
+SIZES = (10, 100, 1000, 10000, 100000)
+REPS = {10: 300, 100: 100, 1000: 20, 10000: 9, 100000: 5}
+QUICK_REPS = {10: 40, 100: 15, 1000: 4, 10000: 2, 100000: 2}
+REFERENCE_UP_TO = 10000
+"""The reference block-size step takes seconds a try above this."""
+TARGET_SECONDS = 1.0
+"""n = 10^5 in at most a second (issue 17)."""
 
 
 class CountingRandom(random.Random):
     """A Random that counts diagrams (one ``shuffle`` each)."""
 
     diagrams = 0
+    digest = ""
+    """sha256 of the DFAs drawn with it, to compare checkouts (``PYTHONPATH=CHECKOUT``)."""
 
     def shuffle(self, x: MutableSequence[Any]) -> None:
         self.diagrams += 1
@@ -53,19 +60,26 @@ class CountingRandom(random.Random):
 
 @contextmanager
 def counting_structures() -> Iterator[list[int]]:
-    """Counts calls of ``sample_accessible_structure`` made by ``sample_minimal_dfa``."""
+    """Counts the accessible structures ``sample_minimal_dfa`` draws (on either path:
+    lists below ``sampling.VECTOR_FROM`` states, numpy arrays from there on)."""
     calls = [0]
-    original = sampling.sample_accessible_structure
+    names = ("sample_accessible_structure", "_structure_array")
+    originals = {name: getattr(sampling, name) for name in names}
 
-    def wrapped(rng: random.Random, n: int, k: int) -> list[list[int]]:
-        calls[0] += 1
-        return original(rng, n, k)
+    def counted(original: Callable[..., Any]) -> Callable[..., Any]:
+        def wrapped(rng: random.Random, n: int, k: int) -> Any:
+            calls[0] += 1
+            return original(rng, n, k)
 
-    sampling.sample_accessible_structure = wrapped
+        return wrapped
+
+    for name, original in originals.items():
+        setattr(sampling, name, counted(original))
     try:
         yield calls
     finally:
-        sampling.sample_accessible_structure = original
+        for name, original in originals.items():
+            setattr(sampling, name, original)
 
 
 # -- the reference block-size step -------------------------------------------------
@@ -98,12 +112,15 @@ def time_samples(
 ) -> tuple[list[float], CountingRandom]:
     rng = CountingRandom(seed_for(seed, "bench-sampler", tag, n))
     times = []
+    digest = hashlib.sha256()
     for _ in range(reps):
         start = time.perf_counter()
         dfa = sample(rng)
         times.append(time.perf_counter() - start)
         if dfa.n != n:
             raise SystemExit(f"sampled {dfa.n} states, wanted {n}")
+        digest.update(repr((dfa.start, dfa.delta, dfa.accepting)).encode())
+    rng.digest = digest.hexdigest()[:12]
     return times, rng
 
 
@@ -157,12 +174,13 @@ def main() -> None:
     header = (
         f"{'n':>6} {'reps':>4} {'median ms':>10} {'p10':>9} {'p90':>9} {'mean':>9}"
         f" {'/n^1.5 vs n=10':>15}"
-        f" {'diagrams':>8} {'structs':>7}"
+        f" {'diagrams':>8} {'structs':>7} {'digest':>12}"
     )
     if reference:
         header += f" {'iid ms':>9} {'mean':>9} {'speed-up':>8}"
     print(header)
     base = None
+    target_line = ""
     for n in SIZES:
         reps = reps_by_n[n]
         with counting_structures() as structures:
@@ -175,9 +193,14 @@ def main() -> None:
             f" {quantile(times, 0.9) * 1e3:>9.3f} {statistics.fmean(times) * 1e3:>9.3f}"
             f" {scaled / base:>15.2f}"
             f" {rng.diagrams / structures[0]:>8.2f}"
-            f" {structures[0] / reps:>7.2f}"
+            f" {structures[0] / reps:>7.2f} {rng.digest:>12}"
         )
-        if reference:
+        if n == SIZES[-1]:
+            verdict = "meets" if median <= TARGET_SECONDS else "MISSES"
+            target_line = (
+                f"n = {n}: {median:.2f} s per DFA ({verdict} the {TARGET_SECONDS} s target)"
+            )
+        if reference and n <= REFERENCE_UP_TO:
             with reference_sizes():
                 ref, _ = time_samples(n, reps, args.seed, "reference", sample_of_size(n))
             ref_median = statistics.median(ref)
@@ -191,6 +214,7 @@ def main() -> None:
         " partitions per structure (Dyck rejection); structs = structures per minimal DFA"
         " (minimality rejection); speed-up = iid reference median / our median."
     )
+    print(target_line)
 
 
 if __name__ == "__main__":
