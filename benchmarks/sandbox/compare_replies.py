@@ -266,26 +266,7 @@ def _depth_calls(depths: range) -> list[Call]:
     return calls
 
 
-# A compromised worker, as the test-only unrestricted hook lets one be: box code writes
-# raw bytes on the reply pipe ahead of the worker's own reply.
-_HOSTILE = """
-import os, stat
-
-def reply_fd():
-    for fd in range(3, 64):
-        try:
-            if stat.S_ISFIFO(os.fstat(fd).st_mode):
-                os.write(fd, b"")
-                return fd
-        except OSError:
-            pass
-
-def blackbox(data):
-    if data is None:
-        return "normal"
-    os.write(reply_fd(), bytes.fromhex(data))
-    return "after"
-"""
+# A compromised worker's raw bytes on the reply pipe (the box is tests/sandbox's HOSTILE).
 _HOSTILE_LINES: list[bytes] = [
     b"garbage\n",
     b"\n",
@@ -317,13 +298,12 @@ _HOSTILE_LINES: list[bytes] = [
 ]
 
 
-def _hostile(line: bytes) -> dict[str, Any]:
-    from sandbox import SandboxLimits, SandboxWorker
+def _hostile(source: str, limits: Any, line: bytes) -> dict[str, Any]:
+    from sandbox import SandboxWorker
 
     worker_cls = type("HostileWorker", (SandboxWorker,), {"_hooks": frozenset({"unrestricted"})})
-    limits = SandboxLimits(cpu_seconds=1, wall_seconds=3.0, output_bytes=1000)
     outcomes = []
-    with worker_cls(_HOSTILE, limits=limits, require=frozenset({"process"})) as worker:
+    with worker_cls(source, limits=limits, require=frozenset({"process"})) as worker:
         for args in ([line.hex()], [None], [None]):
             outcomes.append(_outcome(worker.call(*args)))
         outcomes.append(_outcome(worker.call(line.hex(), trace=_trace(1, 1))))
@@ -377,8 +357,9 @@ def _cases(corpus: Path) -> Iterator[tuple[str, dict[str, Any]]]:
     yield "edge/depth", _session(_EDGE_DEPTH, _depth_calls(range(232, 252)))
     shallow = SandboxLimits(max_recursion=10)
     yield "edge/depth-shallow", _session(_EDGE_DEPTH, _depth_calls(range(32, 62)), shallow)
+    hostile = _load_module(corpus / "test_hostile_worker.py")
     for line in _HOSTILE_LINES:
-        yield f"hostile/{line[:40]!r}", _hostile(line)
+        yield f"hostile/{line[:40]!r}", _hostile(hostile.HOSTILE, hostile.LIMITS, line)
 
 
 def main() -> None:
