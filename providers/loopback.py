@@ -57,6 +57,7 @@ import contextlib
 import itertools
 import json
 import logging
+import signal
 import socket
 import sys
 import threading
@@ -972,6 +973,9 @@ def main(argv: Sequence[str] | None = None) -> int:
             file=sys.stderr,
         )
         return 1
+    # "Until Ctrl-C" however it was started: a shell without job control starts a
+    # background command with SIGINT ignored, and Python then raises no KeyboardInterrupt.
+    signal.signal(signal.SIGINT, signal.default_int_handler)
     with server:
         print(f"OpenAI base URL:    {server.openai_base_url}", flush=True)
         print(f"Anthropic base URL: {server.anthropic_base_url}", flush=True)

@@ -620,12 +620,23 @@ def test_cli_bad_script_exits_2_with_one_line(
     assert err.count("\n") == 1
 
 
-def test_cli_serves_until_interrupted(tmp_path: Path) -> None:
+# Starts the server with SIGINT ignored, as a shell without job control starts a
+# background command: the disposition survives exec, and Python then installs no
+# KeyboardInterrupt handler of its own.
+_IGNORING_SIGINT = (
+    "import os, signal, sys; signal.signal(signal.SIGINT, signal.SIG_IGN); "
+    "os.execv(sys.executable, [sys.executable, '-m', 'providers.loopback', *sys.argv[1:]])"
+)
+
+
+@pytest.mark.parametrize("inherited", ["default", "ignored"])
+def test_cli_serves_until_interrupted(tmp_path: Path, inherited: str) -> None:
     script = tmp_path / "s.jsonl"
     script.write_text('{"text": "from the cli"}\n')
     env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    start = ["-m", "providers.loopback"] if inherited == "default" else ["-c", _IGNORING_SIGINT]
     proc = subprocess.Popen(
-        [sys.executable, "-m", "providers.loopback", "--script", str(script), "--port", "0"],
+        [sys.executable, *start, "--script", str(script), "--port", "0"],
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
         text=True,
