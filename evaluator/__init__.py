@@ -8,7 +8,9 @@ from typing import TYPE_CHECKING
 from oracle_bench._lazy import lazy_exports
 
 if TYPE_CHECKING:
+    from evaluator.api import ReportResult, RunPlan, evaluate, plan_run, report
     from evaluator.box_env import BoxEnvironment
+    from evaluator.dataset import BoxDataset, BoxItem, EpisodeStep, TextEpisode, TextEpisodeError
     from evaluator.kinds import EpisodeKind, get_kind, kind_names, register_kind
     from evaluator.kinds.dfa.protocol import (
         DfaAgent,
@@ -76,7 +78,15 @@ else:
     __getattr__, __dir__ = lazy_exports(
         __name__,
         {
+            "evaluator.api": ("ReportResult", "RunPlan", "evaluate", "plan_run", "report"),
             "evaluator.box_env": ("BoxEnvironment",),
+            "evaluator.dataset": (
+                "BoxDataset",
+                "BoxItem",
+                "EpisodeStep",
+                "TextEpisode",
+                "TextEpisodeError",
+            ),
             "evaluator.kinds": (
                 "EpisodeKind",
                 "get_kind",
@@ -177,7 +187,9 @@ __all__ = [
     "AgentContext",
     "AgentFactory",
     "AttemptRecord",
+    "BoxDataset",
     "BoxEnvironment",
+    "BoxItem",
     "BoxRow",
     "Briefing",
     "CorruptTrajectoryError",
@@ -194,6 +206,7 @@ __all__ = [
     "EpisodeJob",
     "EpisodeKind",
     "EpisodeOver",
+    "EpisodeStep",
     "FeedbackMode",
     "FixedAgent",
     "GroupRow",
@@ -204,9 +217,13 @@ __all__ = [
     "QueryInformation",
     "Question",
     "RandomAgent",
+    "ReportResult",
     "RunManifest",
+    "RunPlan",
     "RunResult",
     "Summary",
+    "TextEpisode",
+    "TextEpisodeError",
     "Trajectory",
     "TurnRecord",
     "TurnShot",
@@ -217,6 +234,7 @@ __all__ = [
     "dfa_agent_names",
     "efficiency",
     "episode_information",
+    "evaluate",
     "evaluate_suite",
     "failed_dfa_trajectory",
     "get_kind",
@@ -228,9 +246,11 @@ __all__ = [
     "parse_buckets",
     "parse_feedback",
     "parse_spec",
+    "plan_run",
     "register_agent",
     "register_dfa_agent",
     "register_kind",
+    "report",
     "run_dfa_episode",
     "run_episode",
     "save_trajectory",

@@ -26,9 +26,8 @@ from oracle_bench.cli import (
     require_utf8_path,
     run_cli,
     suggest_subcommand,
-    suites_root,
 )
-from oracle_bench.errors import BoxError, UnknownNameError, UsageError
+from oracle_bench.errors import UsageError
 
 if TYPE_CHECKING:
     from rich.console import Console
@@ -280,29 +279,6 @@ def _parser() -> argparse.ArgumentParser:
     return p
 
 
-def _latest_suite() -> Path:
-    root = suites_root()
-    if not root.is_dir():
-        raise BoxError("no suite given and the suites folder does not exist (use --suite)", root)
-    candidates = [p for p in root.glob("*/suite.json") if p.is_file()]
-    if not candidates:
-        raise BoxError("no suite given and no suite (*/suite.json) found here", root)
-    newest = max(candidates, key=lambda p: (p.stat().st_mtime_ns, str(p)))
-    return newest.parent
-
-
-def _check_any_agent(name: str) -> None:
-    """Fail fast (before any suite is read) on a name no kind knows."""
-    from evaluator.kinds import all_kinds
-    from evaluator.llm_agents import is_llm_agent
-
-    if is_llm_agent(name):
-        return  # provider/model: preflighted with the LLM settings
-    known = {a for kind in all_kinds() for a in kind.agent_names()}
-    if name not in known:
-        raise UnknownNameError("agent", name, [*sorted(known), "provider/model"])
-
-
 def _history(text: str | None) -> int | None:
     if text is None or text.strip().lower() == "full":
         return None
@@ -405,13 +381,11 @@ def _run(args: argparse.Namespace, out: Console, err: Console) -> int:
         TimeElapsedColumn,
     )
 
-    from blackboxes.store import load_suite_boxes
     from evaluator._kind_cli import given_options
     from evaluator._progress import Backoff, LazyProgress
     from evaluator._report_cli import print_summary
-    from evaluator._run_folder import default_run_root
+    from evaluator.api import check_agent, evaluate, plan_run
     from evaluator.failures import failure_summary
-    from evaluator.kinds import check_options, kind_for_suite, suite_subject
     from evaluator.llm_agents import is_llm_agent
     from evaluator.runner import (
         ProgressEvent,
@@ -419,59 +393,42 @@ def _run(args: argparse.Namespace, out: Console, err: Console) -> int:
         RunEvent,
         RunResult,
         UsageProgress,
-        evaluate_suite,
         shard_suffix,
     )
-    from oracle_bench.jsonio import sha256_hex
 
     given = given_options(args, "eval")
     given["max_reasks"] = args.max_reasks
     if given.get("spec") is not None:
         given["spec"] = parse_spec(given["spec"])  # a bad spec fails before the suite is read
     for name in args.agents or ():
-        _check_any_agent(name)
+        check_agent(name)
     if args.repeats < 1:
         raise UsageError(f"invalid --repeats {args.repeats}: must be >= 1")
     shard = _check_run_flags(args)
     configure_logging(args.verbose, err)
     llm = _llm_settings(args, [a for a in args.agents or () if is_llm_agent(a)])
-
-    if args.suite is None:
-        try:
-            suite_dir = _latest_suite()
-        except BoxError:
-            if given.get("spec") is None:  # nothing says what to run: the usage error says more
-                raise UsageError(
-                    "no suite was found to evaluate (use --suite DIR; a turn@shot suite "
-                    "also needs SPEC = TURNS@SHOTS)"
-                ) from None
-            raise
-        out.print(f"Evaluating the most recent suite: [bold]{suite_dir}[/]")
-    else:
-        suite_dir = check_suite_arg(args.suite)
+    suite_arg = None if args.suite is None else check_suite_arg(args.suite)
     if args.out is not None:
         require_utf8_path(args.out, "--out")
-    suite, _ = load_suite_boxes(suite_dir)  # verify every digest before anything starts
-    kind = kind_for_suite(suite)
-    mine = check_options(kind, given, subject=suite_subject(kind, suite.family, suite.name))
-    settings = kind.configure(suite, mine, "eval")  # the settings' errors, before any work
-    agents = [
-        a if is_llm_agent(a) else kind.check_agent_name(a)
-        for a in (args.agents or kind.default_agents)
-    ]
-    slug = kind.run_slug(settings, args.seed)
-    label = kind.label(settings)
-    suite_sha = sha256_hex((Path(suite_dir) / "suite.json").read_bytes())
-    out_dir = args.out or default_run_root(suite_dir, suite, suite_sha) / slug
-    if shard is not None:
-        label += f" shard {shard[0]}/{shard[1]}"
-    # Checked before the progress bar starts, so that the error is the only line.
-    names = list(args.agents or ())
-    twice = sorted({a for a in names if names.count(a) > 1})
-    if twice:
-        raise UsageError(f"agent listed twice: {', '.join(twice)}")
-    if out_dir.exists() and not out_dir.is_dir():
-        raise UsageError(f"--out {out_dir} is a file, not a directory")
+    plan = plan_run(
+        suite_arg,
+        args.agents,
+        seed=args.seed,
+        out=args.out,
+        repeats=args.repeats,
+        shard=shard,
+        llm=llm,
+        **given,
+    )
+    if args.suite is None:
+        out.print(f"Evaluating the most recent suite: [bold]{plan.suite_dir}[/]")
+    suite, kind, agents, out_dir, label = (
+        plan.suite,
+        plan.kind,
+        plan.agents,
+        plan.out_dir,
+        plan.label,
+    )
 
     backoff = Backoff()
     bar = LazyProgress(
@@ -506,22 +463,13 @@ def _run(args: argparse.Namespace, out: Console, err: Console) -> int:
             )
 
     try:
-        result: RunResult = evaluate_suite(
-            suite_dir,
-            agents,
-            None,
-            None,
-            args.seed,
-            out_dir,
-            repeats=args.repeats,
+        result: RunResult = evaluate(
+            plan,
             progress=on_progress,
             concurrency=args.concurrency,
             workers=args.workers,
-            shard=shard,
-            llm=llm,
             max_cost=args.max_cost,
             max_tokens=args.max_tokens,
-            options=mine,
         )
     finally:
         bar.stop()

@@ -7,6 +7,7 @@ from typing import TYPE_CHECKING
 from oracle_bench._lazy import lazy_exports
 
 if TYPE_CHECKING:
+    from generator.api import generate, generation_config
     from generator.backends import (
         Backend,
         Design,
@@ -31,6 +32,7 @@ else:
     __getattr__, __dir__ = lazy_exports(
         __name__,
         {
+            "generator.api": ("generate", "generation_config"),
             "generator.backends": (
                 "Backend",
                 "Design",
@@ -71,6 +73,8 @@ __all__ = [
     "check_candidate",
     "create_backend",
     "create_llm_backend",
+    "generate",
     "generate_suite",
+    "generation_config",
     "inspect_suite",
 ]

@@ -8,16 +8,15 @@ import sys
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from blackboxes.families import LEVELS, family_names, get_family
+from blackboxes.families import LEVELS, family_names
 from generator._designs import DESIGNS
 from generator.backends import backend_names
-from oracle_bench.cli import ArgumentParser, add_version, configure_logging, suites_root
+from oracle_bench.cli import ArgumentParser, add_version, configure_logging
 from oracle_bench.errors import OracleBenchError, UnknownNameError, UsageError
 
 if TYPE_CHECKING:
     from rich.console import Console
 
-    from blackboxes.box import Level
     from generator.suite import GenerateConfig, GenerateResult, LlmModels, SuiteFolder
     from providers import RetryEvent
 
@@ -265,31 +264,12 @@ def _state_range(text: str) -> tuple[int, int]:
         raise argparse.ArgumentTypeError(f"expected A-B or A, got {text!r}") from None
 
 
-def _level(args: argparse.Namespace) -> Level:
-    if args.level is not None:
-        return args.level
-    if args.states is not None:
-        from blackboxes.families.dfa import level_of
-
-        return level_of(args.states[1])
-    raise UsageError("the following arguments are required: --level")
-
-
 def _config(args: argparse.Namespace) -> GenerateConfig:
-    from generator.suite import GenerateConfig
+    from generator.api import generation_config
 
-    family = get_family(args.category)
-    if args.states is not None and family.name != "DFA":
-        raise UsageError(f"--states applies to DFA boxes, not {family.name}")
-    if args.query_length is not None and family.name != "ERI":
-        raise UsageError(f"--query-length applies to ERI boxes, not {family.name}")
-    if args.output_mode is not None and family.name != "CRI":
-        raise UsageError(f"--output-mode applies to CRI boxes, not {family.name}")
-    if args.answers is not None and family.name != "PSI":
-        raise UsageError(f"--answers applies to PSI boxes, not {family.name}")
-    config = GenerateConfig(
-        category=args.category,
-        level=_level(args),
+    return generation_config(
+        args.category,
+        args.level,
         n=args.n,
         seed=args.seed,
         out=args.out,
@@ -305,9 +285,6 @@ def _config(args: argparse.Namespace) -> GenerateConfig:
         jobs=args.jobs,
         overwrite=args.overwrite,
     )
-    config.validate()
-    family.configure(**config.family_options())
-    return config
 
 
 def _usage_error(exc: UsageError) -> str:
@@ -375,7 +352,7 @@ def main(argv: list[str] | None = None) -> int:
         TimeElapsedColumn,
     )
 
-    from generator.suite import generate_suite
+    from generator.api import generate
 
     console = Console(stderr=True)
     err = _error_console()
@@ -416,9 +393,8 @@ def main(argv: list[str] | None = None) -> int:
 
     try:
         try:
-            result = generate_suite(
+            result = generate(
                 config,
-                suites_root=suites_root(),
                 progress=progress,
                 on_retry=on_retry,
                 on_start=on_start,
