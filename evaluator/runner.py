@@ -14,10 +14,12 @@ names the run's own files ``run.shard-<i>-of-<n>.json``, ``index.shard-...``,
 ``summary.shard-...`` so that shards can share one directory (``oracle-eval report``
 merges the trajectories).
 
-Jobs run ``concurrency`` at a time (asyncio with a thread per episode, see
-``evaluator._schedule``); sandbox workers come from a pool of ``workers`` (default
-``concurrency``) shared by all boxes (``evaluator._pool``), started beside the episodes
-and ahead of them (``evaluator._starts``). LLM agents (``provider/model``)
+Jobs run ``concurrency`` at a time on an executor (:mod:`evaluator.executors`): ``local``
+(the default: asyncio with a thread per episode, see ``evaluator._schedule``; sandbox
+workers come from a pool of ``workers``, default ``concurrency``, shared by all boxes,
+started beside the episodes and ahead of them) or ``ray`` (each episode a Ray task on a
+cluster, its record returned to this process, which validates and writes it). The
+results do not depend on the executor. LLM agents (``provider/model``)
 share the provider bound ``max_per_provider``, the call cache and one
 :class:`~evaluator.usage.RunBudget`; each episode's calls are made in
 ``providers.call_scope("<box>/<agent>/r<rep>")``.
@@ -66,11 +68,16 @@ from pydantic import BaseModel, ConfigDict, Field
 from blackboxes.box import SuiteInfo
 from blackboxes.store import Box, load_box, load_suite
 from evaluator._jobs import is_llm_name
-from evaluator._pool import BoxWorkerPool, PooledBox, start_sandbox_worker
 from evaluator._run_folder import RunDefinition, claim_folder, episode_settings, lock_name
-from evaluator._schedule import run_jobs
-from evaluator._starts import BoxStarts, gated_model_calls
-from evaluator.failures import FAILURE_CAUSES, FailureCause, cause_of
+from evaluator.executors import (
+    EpisodeHooks,
+    EpisodeOutcome,
+    EpisodePlan,
+    Executor,
+    Played,
+    make_executor,
+)
+from evaluator.failures import FAILURE_CAUSES, FailureCause
 from evaluator.kinds import (
     EpisodeKind,
     KindRun,
@@ -82,7 +89,8 @@ from evaluator.kinds import (
 from evaluator.spec import FeedbackMode, TurnShot
 from evaluator.usage import BudgetExhausted, LlmCallRecord, RunBudget, UsageTotals, check_priced
 from oracle_bench import __version__
-from oracle_bench.errors import OracleBenchError, UsageError
+from oracle_bench._executor import current_executor
+from oracle_bench.errors import UsageError
 from oracle_bench.jsonio import atomic_write_text, canonical_json, sha256_hex
 from oracle_bench.lock import FolderLock
 
@@ -223,6 +231,9 @@ class RunArguments(_Model):
     max_tokens: int | None = None
     options: dict[str, Any] | None = None
     """The settings of a kind that has settings beyond the fields above, by name."""
+    executor: str = "local"
+    """Where the episodes ran (``local``, ``ray``): not part of the config digest, so a
+    run folder may be resumed with any executor."""
 
 
 class RunManifest(_Model):
@@ -238,7 +249,7 @@ class RunManifest(_Model):
     """SHA-256 of the canonical JSON of what defines the results: the suite (name and
     suite.json digest), agents, spec, feedback, seed, repeats, DFA settings, invalid-turn
     settings and the LLM options, protocol, history and re-asks. Not concurrency,
-    workers, shard, paths, base URL, timeout or budgets."""
+    workers, shard, paths, base URL, timeout, budgets or the executor."""
     suite: str
     suite_json_sha256: str
     box_digests: dict[str, str]
@@ -464,6 +475,8 @@ def evaluate_suite(
     max_cost: float | None = None,
     max_tokens: int | None = None,
     options: Mapping[str, Any] | None = None,
+    executor: str | None = None,
+    executor_options: Mapping[str, Any] | None = None,
 ) -> RunResult:
     """Run every (box, agent, repetition) episode of a suite that is not already done.
 
@@ -477,9 +490,12 @@ def evaluate_suite(
     (``provider/model``) use ``llm`` (default settings when None) and are preflighted
     before any work. ``concurrency`` episodes run at once on at most ``workers`` sandbox
     workers; ``shard=(i, n)`` runs every n-th job; ``max_cost``/``max_tokens`` cap LLM
-    usage (see the module docstring). ``progress`` gets :data:`RunEvent` values,
-    possibly from worker threads. Runs ``asyncio.run`` inside: call it outside any event
-    loop.
+    usage (see the module docstring). ``executor`` (``local``, ``ray``; default: the one
+    set by ``evaluator.executors.use_executor``, else ``local``) plays the episodes, with
+    its ``executor_options`` (``address`` for Ray: ``local``, ``auto`` or ``HOST:PORT``);
+    the results are the same whichever plays them. ``progress`` gets :data:`RunEvent`
+    values, possibly from worker threads. Runs ``asyncio.run`` inside: call it outside
+    any event loop.
 
     Raises :class:`UsageError` for bad arguments and ``BoxError`` for a missing,
     corrupt or tampered suite; an episode's own failure is recorded, never raised.
@@ -498,6 +514,11 @@ def evaluate_suite(
     if max_reasks is not None and max_reasks < 0:
         raise UsageError(f"invalid --max-reasks {max_reasks}: must be >= 0")
     RunBudget(max_cost=max_cost, max_tokens=max_tokens)  # validates the caps
+    if executor is None:
+        choice = current_executor()
+        executor, executor_options = choice.name, {**choice.options, **(executor_options or {})}
+    # Made before any work: an unknown executor or option, or Ray missing, is one line.
+    runs_on = make_executor(executor, executor_options)
     suite_dir, out_dir = Path(suite_dir), Path(out_dir)
     suite = load_suite(suite_dir)
     kind = kind_for_suite(suite)
@@ -547,20 +568,13 @@ def evaluate_suite(
         max_tokens=max_tokens,
         kind=kind,
         kind_settings=kind_settings,
+        executor_name=executor,
+        executor=runs_on,
     )
     return run.go()
 
 
 # -- one run -------------------------------------------------------------------------
-
-
-@dataclass(frozen=True)
-class _Outcome:
-    job: EpisodeJob
-    record: Any
-    """The written trajectory; None when interrupted."""
-    action: Literal["ran", "skipped", "interrupted"]
-    error: str | None = None
 
 
 @dataclass
@@ -584,6 +598,8 @@ class _Run:
     kind: EpisodeKind
     kind_settings: Any
     """The kind's own settings (``EpisodeKind.configure``)."""
+    executor_name: str
+    executor: Executor
     budget: _Budget | None = None
     all_settings: dict[str, Any] = field(default_factory=dict)
     """The run's episode settings by flag (``episode_settings``), set by ``go``."""
@@ -624,6 +640,7 @@ class _Run:
             shard=None if self.shard is None else f"{self.shard[0]}/{self.shard[1]}",
             max_cost=self.max_cost,
             max_tokens=self.max_tokens,
+            executor=self.executor_name,
             **self.kind.arguments(self.kind_settings),
         )
 
@@ -638,6 +655,7 @@ class _Run:
                 "shard",
                 "max_cost",
                 "max_tokens",
+                "executor",
             },
         )
         if data.get("options") is None:
@@ -739,14 +757,12 @@ class _Run:
                 on_retry=self._on_retry,
                 pool=providers,
             )
-        pool = BoxWorkerPool(self.workers, start_sandbox_worker(self.limits))
-        starts = BoxStarts(pool, self.concurrency)
         interrupted = threading.Event()
 
-        def episode(job: EpisodeJob) -> _Outcome:
-            return self._episode(kind, pool, starts, boxes[job.box_id], job, interrupted)
+        def finish(job: EpisodeJob, played: Played) -> EpisodeOutcome:
+            return self._finish(job, played, interrupted)
 
-        def on_done(job: EpisodeJob, outcome: _Outcome) -> None:
+        def on_done(job: EpisodeJob, outcome: EpisodeOutcome) -> None:
             nonlocal done, executed
             done += 1
             if outcome.action == "ran":
@@ -765,22 +781,30 @@ class _Run:
         def may_start() -> bool:
             return not interrupted.is_set() and budget.spent_reason() is None
 
+        plan = EpisodePlan(
+            kind=self.kind,
+            kind_settings=self.kind_settings,
+            kind_run=kind,
+            context=self,
+            boxes=boxes,
+            jobs=pending,
+            concurrency=self.concurrency,
+            workers=self.workers,
+            limits=self.limits,
+            llm=self.settings if self.llm_names else None,
+        )
+        hooks = EpisodeHooks(
+            finish=finish,
+            on_done=on_done,
+            may_start=may_start,
+            on_interrupt=on_interrupt,
+            path=lambda job: trajectory_path(self.out_dir, job),
+        )
         try:
             if pending:
                 (self.out_dir / "trajectories").mkdir(parents=True, exist_ok=True)
-                order = {job.box_id: boxes[job.box_id] for job in pending}
-                starts.warm(list(order.values()), may_start)
-            schedule = run_jobs(
-                pending,
-                episode,
-                concurrency=self.concurrency,
-                on_done=on_done,
-                may_start=may_start,
-                on_interrupt=on_interrupt,
-            )
+            schedule = self.executor.run(plan, hooks)
         finally:
-            pool.close()
-            starts.close()
             if providers is not None:
                 providers.close()
             if cache is not None:
@@ -893,53 +917,20 @@ class _Run:
             )
         )
 
-    def _episode(
-        self,
-        kind: KindRun,
-        pool: BoxWorkerPool,
-        starts: BoxStarts,
-        box: Box,
-        job: EpisodeJob,
-        interrupted: threading.Event,
-    ) -> _Outcome:
-        """One episode, in a worker thread: play (box calls borrow pooled workers), write
-        the trajectory. The box starts beside the agent's first model call
-        (``evaluator._starts``); a box that cannot start fails the episode with its error,
-        whatever the play did meanwhile."""
-        from providers.cache import call_scope
-
-        path = trajectory_path(self.out_dir, job)
-        with call_scope(job.scope):
-            started = starts.start(box)
-            stopped: str | None = None
-            try:
-                with gated_model_calls(started):
-                    record = kind.play(box, job, PooledBox(pool, box, ready=started))
-            except BudgetExhausted as exc:
-                stopped = str(exc)
-            error = started.exception()
-            if isinstance(error, OracleBenchError):
-                if interrupted.is_set():
-                    return _Outcome(job, None, "interrupted", "interrupted")
-                # SandboxCompileError or a failure while loading (box), isolation
-                # unavailable or a worker that would not start (infrastructure): the
-                # episode fails with that cause and the run goes on.
-                cause = cause_of(error)
-                log.info("box %s cannot start (%s): %s", box.info.id, cause, error)
-                record = kind.cannot_start(box, job, f"{type(error).__name__}: {error}", cause)
-                record = record.model_copy(update=self.job_record(job))
-                self.kind.save_record(record, path)
-                return _Outcome(job, record, "ran")
-            if error is not None:
-                raise error  # not a box's start-up failure: a bug, as before
-            if stopped is not None:
-                return _Outcome(job, None, "interrupted", stopped)
+    def _finish(
+        self, job: EpisodeJob, played: Played, interrupted: threading.Event
+    ) -> EpisodeOutcome:
+        """Write a played episode's trajectory (atomically, with the settings that shaped
+        it), or say why it is not written: stopped unrecorded, or failed after Ctrl-C
+        (most likely because Ctrl-C closed its worker: rerun on resume)."""
+        record = played.record
+        if record is None:
+            return EpisodeOutcome(job, None, "interrupted", played.stopped)
         if interrupted.is_set() and record.status == "failed":
-            # Most likely failed because Ctrl-C closed its worker: rerun on resume.
-            return _Outcome(job, None, "interrupted", "interrupted")
+            return EpisodeOutcome(job, None, "interrupted", "interrupted")
         record = record.model_copy(update=self.job_record(job))
-        self.kind.save_record(record, path)
-        return _Outcome(job, record, "ran")
+        self.kind.save_record(record, trajectory_path(self.out_dir, job))
+        return EpisodeOutcome(job, record, "ran")
 
 
 _NON_LLM_SETTINGS = ("--invalid-turns", "--max-reasks")

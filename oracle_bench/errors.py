@@ -24,7 +24,8 @@ and each subclass also inherits the builtin a caller would naturally catch::
     │   ├── ProviderRateLimitError             429s outlasting the retries
     │   └── ProviderResponseError(ValueError)  a malformed or truncated reply
     ├── GenerationError(RuntimeError)          the generator graph
-    └── EvaluationError(RuntimeError)          the evaluation runner
+    ├── EvaluationError(RuntimeError)          the evaluation runner
+    └── ExecutorError(RuntimeError)            an executor cannot run (Ray missing or unreachable)
 
 Faults *inside* a box call (timeouts, memory, crashes, bad output) are not raised:
 the sandbox returns them as typed values (see ``sandbox.CallError``) so the evaluator
@@ -42,6 +43,7 @@ __all__ = [
     "BoxOutputError",
     "CorruptBoxError",
     "EvaluationError",
+    "ExecutorError",
     "FamilyError",
     "GenerationError",
     "InvalidQueryError",
@@ -193,3 +195,8 @@ class GenerationError(OracleBenchError, RuntimeError):
 
 class EvaluationError(OracleBenchError, RuntimeError):
     """The evaluation runner failed outside an episode's own record."""
+
+
+class ExecutorError(OracleBenchError, RuntimeError):
+    """An executor cannot run episodes or candidates: Ray is not installed, its cluster
+    cannot be reached, or a task failed outside any episode's own record."""
