@@ -33,6 +33,7 @@ if TYPE_CHECKING:
     from rich.console import Console
 
     from evaluator.llm_agents import LlmAgentSettings
+    from oracle_bench._executor import ExecutorChoice
 
 # The evaluator, the agents, the providers and rich are imported where they are used, so
 # that --help, --version and a usage error about the arguments come at once; the parser
@@ -268,6 +269,20 @@ def _parser() -> argparse.ArgumentParser:
         metavar="N",
         help="stop cleanly once this many tokens are used (resumable)",
     )
+    run.add_argument(
+        "--executor",
+        default="local",
+        metavar="NAME",
+        help="where episodes run: local (threads of this process, default) or ray (Ray "
+        "tasks on a cluster, pip install 'oracle-bench[ray]'); the results are the same",
+    )
+    run.add_argument(
+        "--ray-address",
+        default=None,
+        metavar="ADDR",
+        help="with --executor ray: local (start Ray on this machine, default), auto or "
+        "HOST:PORT (join a running cluster)",
+    )
     p.add_argument(
         "--allow-failures",
         action="store_true",
@@ -349,6 +364,21 @@ def _check_run_flags(args: argparse.Namespace) -> tuple[int, int] | None:
     return parse_shard(args.shard) if args.shard is not None else None
 
 
+def _executor_choice(args: argparse.Namespace) -> ExecutorChoice:
+    """The --executor and its options, checked before any work (an unknown name, Ray
+    not installed: one line)."""
+    from evaluator.executors import make_executor
+    from oracle_bench._executor import ExecutorChoice
+
+    options = {}
+    if args.ray_address is not None:
+        if args.executor != "ray":
+            raise UsageError("--ray-address applies to --executor ray only")
+        options["address"] = args.ray_address
+    make_executor(args.executor, options)
+    return ExecutorChoice(args.executor, options)
+
+
 def _usage_text(tokens: int, cost: float, priced: str) -> str:
     """``1,234 tok $0.0123``; ``priced`` is ``all``, ``some`` (a lower bound: ``>=$``) or
     ``none`` (``$-``: no LLM agent has a price)."""
@@ -385,6 +415,7 @@ def _run(args: argparse.Namespace, out: Console, err: Console) -> int:
     from evaluator._progress import Backoff, LazyProgress
     from evaluator._report_cli import print_summary
     from evaluator.api import check_agent, evaluate, plan_run
+    from evaluator.executors import use_executor
     from evaluator.failures import failure_summary
     from evaluator.llm_agents import is_llm_agent
     from evaluator.runner import (
@@ -405,6 +436,7 @@ def _run(args: argparse.Namespace, out: Console, err: Console) -> int:
     if args.repeats < 1:
         raise UsageError(f"invalid --repeats {args.repeats}: must be >= 1")
     shard = _check_run_flags(args)
+    executor = _executor_choice(args)
     configure_logging(args.verbose, err)
     llm = _llm_settings(args, [a for a in args.agents or () if is_llm_agent(a)])
     suite_arg = None if args.suite is None else check_suite_arg(args.suite)
@@ -463,14 +495,15 @@ def _run(args: argparse.Namespace, out: Console, err: Console) -> int:
             )
 
     try:
-        result: RunResult = evaluate(
-            plan,
-            progress=on_progress,
-            concurrency=args.concurrency,
-            workers=args.workers,
-            max_cost=args.max_cost,
-            max_tokens=args.max_tokens,
-        )
+        with use_executor(executor.name, **executor.options):
+            result: RunResult = evaluate(
+                plan,
+                progress=on_progress,
+                concurrency=args.concurrency,
+                workers=args.workers,
+                max_cost=args.max_cost,
+                max_tokens=args.max_tokens,
+            )
     finally:
         bar.stop()
     print_summary(out, kind, result.summary)
