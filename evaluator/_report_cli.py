@@ -1,5 +1,7 @@
 """``oracle-eval report RUN_DIR``: recompute a run's results from its trajectories.
 
+RUN_DIR may also be an Inspect log of the ``oracle_bench/oracle`` task (``.eval`` or
+``.json``, read with the ``inspect`` extra): its samples' records are the trajectories.
 Prints the same tables as a run and where the files were written. Exit codes: 0 done,
 2 bad arguments (not a directory, no trajectories, an option that does not apply),
 1 an unreadable or corrupt file, or files that do not make one run. Errors are one line.
@@ -24,6 +26,7 @@ if TYPE_CHECKING:
     from rich.console import Console
 
     from evaluator.kinds import EpisodeKind, KindSummary
+    from evaluator.report import RunRecords
 
 # The report machinery (pydantic models, rich tables) is imported once the arguments
 # parse, so that --help, --version and a usage error come at once.
@@ -40,10 +43,16 @@ summary.csv and boxes.csv (DFA runs: also metrics.json and metrics.csv), into RU
 with --out DIR, into DIR (the run's own files stay as they are). Without --seed and
 options the files are byte-identical to the ones the run wrote.
 
+RUN_DIR may be an Inspect log (LOG.eval or LOG.json) of `inspect eval oracle_bench/oracle`
+instead (needs pip install 'oracle-bench[inspect]'): the episodes' records in its samples
+are read and checked as a run folder's trajectories, and the summary files go to
+LOG-report/ beside it (or --out DIR).
+
 Examples:
   oracle-eval report runs/eri-easy/20at2-instant-seed0
   oracle-eval report runs/eri-easy/20at2-instant-seed0 --seed 8 --out reports/seed8
   oracle-eval report runs/DFA-states2-9-seed0-n80/dfa-x2-seed0 --buckets 2-5,6-9
+  oracle-eval report logs/2025-01-01T12-00-00_oracle-ERI-easy_abc.eval
 """
 
 
@@ -57,7 +66,12 @@ def _parser() -> argparse.ArgumentParser:
         epilog=_EPILOG,
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
-    p.add_argument("run_dir", metavar="RUN_DIR", type=Path, help="a directory oracle-eval wrote")
+    p.add_argument(
+        "run_dir",
+        metavar="RUN_DIR",
+        type=Path,
+        help="a directory oracle-eval wrote, or an Inspect log of the oracle_bench/oracle task",
+    )
     p.add_argument(
         "--seed",
         type=int,
@@ -80,6 +94,7 @@ def _parser() -> argparse.ArgumentParser:
 
 def _report(args: argparse.Namespace, out: Console, err: Console) -> int:
     from evaluator._kind_cli import given_options
+    from evaluator.integrations.inspect._log import is_inspect_log
     from evaluator.report import load_run, summarise_run, write_run_summary
 
     require_utf8_path(args.run_dir, "RUN_DIR")
@@ -88,15 +103,17 @@ def _report(args: argparse.Namespace, out: Console, err: Console) -> int:
         if args.out.exists() and not args.out.is_dir():
             raise UsageError(f"--out {args.out} is a file, not a folder")
     configure_logging(args.verbose, err)
-    records = load_run(args.run_dir)
+    inspect_log = is_inspect_log(args.run_dir)
+    records = _inspect_log(args.run_dir) if inspect_log else load_run(args.run_dir)
     report = summarise_run(records, seed=args.seed, options=given_options(args, "report"))
     written = write_run_summary(records, report, args.out)
     print_summary(out, records.settings.kind, report.summary)
-    source = (
-        ", ".join(p.name for p in records.manifests)
-        if records.manifests
-        else "the trajectories (no run manifest)"
-    )
+    if inspect_log:
+        source = f"the Inspect log {args.run_dir.name}"
+    elif records.manifests:
+        source = ", ".join(p.name for p in records.manifests)
+    else:
+        source = "the trajectories (no run manifest)"
     if records.missing:
         out.print(
             f"[yellow]warning:[/] {records.missing} of {records.expected} episodes of the job "
@@ -111,6 +128,19 @@ def _report(args: argparse.Namespace, out: Console, err: Console) -> int:
         soft_wrap=True,
     )
     return 0
+
+
+def _inspect_log(path: Path) -> RunRecords:
+    """The records of an Inspect log (a file given as RUN_DIR)."""
+    import importlib.util
+
+    from evaluator.integrations.inspect._log import load_inspect_log
+
+    if importlib.util.find_spec("inspect_ai") is None:
+        raise UsageError(
+            f"{path}: reading an Inspect log needs inspect-ai: pip install 'oracle-bench[inspect]'"
+        )
+    return load_inspect_log(path)
 
 
 def print_summary(out: Console, kind: EpisodeKind, summary: KindSummary) -> None:
