@@ -165,6 +165,19 @@ def build_parser() -> ArgumentParser:
         metavar="N",
         help="candidates generated at once (default 1; the suite is the same for any N)",
     )
+    parser.add_argument(
+        "--executor",
+        default="local",
+        metavar="NAME",
+        help="where candidates run: local (threads, default) or ray (Ray tasks, procedural "
+        "backend; pip install 'oracle-bench[ray]'); the suite is the same",
+    )
+    parser.add_argument(
+        "--ray-address",
+        default=None,
+        metavar="ADDR",
+        help="with --executor ray: local (start Ray here, default), auto or HOST:PORT",
+    )
     llm = parser.add_argument_group("LLM backend (--backend llm)")
     llm.add_argument(
         "--coder",
@@ -339,6 +352,8 @@ def main(argv: list[str] | None = None) -> int:
     try:
         args = build_parser().parse_args(argv)  # --help exits here, before rich is imported
         config = _config(args)
+        if args.ray_address is not None and args.executor != "ray":
+            raise UsageError("--ray-address applies to --executor ray only")
     except UsageError as exc:
         _error_console().print(_usage_error(exc), markup=False)
         return 2
@@ -353,6 +368,7 @@ def main(argv: list[str] | None = None) -> int:
     )
 
     from generator.api import generate
+    from oracle_bench._executor import use_executor
 
     console = Console(stderr=True)
     err = _error_console()
@@ -393,12 +409,14 @@ def main(argv: list[str] | None = None) -> int:
 
     try:
         try:
-            result = generate(
-                config,
-                progress=progress,
-                on_retry=on_retry,
-                on_start=on_start,
-            )
+            where = {} if args.ray_address is None else {"address": args.ray_address}
+            with use_executor(args.executor, **where):
+                result = generate(
+                    config,
+                    progress=progress,
+                    on_retry=on_retry,
+                    on_start=on_start,
+                )
         finally:
             if tasks:
                 bar.stop()

@@ -36,9 +36,9 @@ import re
 import secrets
 import sqlite3
 from collections import deque
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterator, Mapping
 from concurrent.futures import Future, ThreadPoolExecutor
-from contextlib import ExitStack
+from contextlib import ExitStack, contextmanager
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
@@ -70,12 +70,14 @@ from generator.graph import (
 )
 from generator.tester import DEFAULT_TESTER_BUDGET_S, describe_checks
 from oracle_bench import __version__
+from oracle_bench._executor import ExecutorChoice, current_executor, import_ray
 from oracle_bench.errors import (
     BoxError,
     CorruptBoxError,
     GenerationError,
     ProviderConfigError,
     ProviderError,
+    UnknownNameError,
     UsageError,
 )
 from oracle_bench.jsonio import atomic_write_text, canonical_json
@@ -398,6 +400,8 @@ def generate_suite(
     retry: RetryPolicy | None = None,
     checkpoint: bool | None = None,
     on_start: StartFn | None = None,
+    executor: str | None = None,
+    executor_options: Mapping[str, Any] | None = None,
 ) -> GenerateResult:
     """Generate ``config.n`` verified boxes into a suite folder and return where.
 
@@ -418,8 +422,14 @@ def generate_suite(
     journalled boxes, the suite is the first ``n`` accepted candidate indices, whatever
     the concurrency. A candidate stopped by a ``ProviderError`` is recorded under
     ``rejected/`` with the reason and the run goes on.
+
+    ``executor`` runs the candidates: ``local`` threads or ``ray`` tasks (default: the
+    one set by ``use_executor``, else ``local``; ``executor_options={"address": ...}``
+    for Ray); the suite is the same either way. Ray runs backends without per-run files
+    only (the procedural one): ``UsageError`` for the ``llm`` backend or checkpoints.
     """
     config.validate()
+    runs_on = _executor_choice(executor, executor_options, config, backend, checkpoint)
     family = get_family(config.category).configure(**config.family_options())
     name = default_suite_name(family.name, config.label(), config.seed, config.n)
     backend_name = backend.name if backend is not None else config.backend
@@ -475,8 +485,42 @@ def generate_suite(
             stack.callback(checkpointer.conn.close)
         if on_start is not None:
             on_start(folder)
-        run = _Run(config, family, name, out, backend, checkpointer, folder, seed)
+        run = _Run(config, family, name, out, backend, checkpointer, folder, seed, runs_on)
         return run.generate(limits, progress)
+
+
+_EXECUTORS = ("local", "ray")
+
+
+def _executor_choice(
+    name: str | None,
+    options: Mapping[str, Any] | None,
+    config: GenerateConfig,
+    backend: Backend | None,
+    checkpoint: bool | None,
+) -> ExecutorChoice:
+    """The executor of the candidates, checked before any work."""
+    if name is None:
+        ambient = current_executor()
+        name, options = ambient.name, {**ambient.options, **(options or {})}
+    options = dict(options or {})
+    if name not in _EXECUTORS:
+        raise UnknownNameError("executor", name, list(_EXECUTORS))
+    if name == "local":
+        if options:
+            raise UsageError(f"the local executor takes no option {', '.join(sorted(options))}")
+        return ExecutorChoice(name, options)
+    unknown = sorted(set(options) - {"address"})
+    if unknown:
+        raise UsageError(f"the ray executor takes no option {', '.join(unknown)} (only address)")
+    backend_name = backend.name if backend is not None else config.backend
+    if backend_name == "llm" or config.llm is not None or checkpoint:
+        raise UsageError(
+            "--executor ray generates with the procedural backend only: the llm backend's "
+            "checkpoints and call cache are files of the suite folder"
+        )
+    import_ray()  # Ray missing: one line before any work
+    return ExecutorChoice(name, options)
 
 
 def _verified(out: Path, entry: BoxEntry, owner: SuiteOwnerInfo | None) -> BoxEntry:
@@ -610,8 +654,10 @@ class _Run:
         checkpointer: Any,
         folder: SuiteFolder,
         seed: int,
+        executor: ExecutorChoice | None = None,
     ) -> None:
         self.config = config
+        self.executor = executor or ExecutorChoice()
         self.family = family
         self.name = name
         self.out = out
@@ -710,7 +756,7 @@ class _Run:
         last_kept = max(self.kept, default=-1)
         queue: deque[tuple[_Candidate, Future[_Outcome] | None]] = deque()
         index = accepted = running = 0
-        with ThreadPoolExecutor(max_workers=config.jobs, thread_name_prefix="oracle-gen") as pool:
+        with self._candidates(app, settings, checkpointed) as submit:
             try:
                 while True:
                     # Walk the indices in order: a kept box takes its place in the queue;
@@ -726,9 +772,7 @@ class _Run:
                             if running >= config.jobs:
                                 break
                             cand = self.candidate(index)
-                            future = pool.submit(
-                                _run_candidate, app, cand, config.max_attempts, checkpointed
-                            )
+                            future = submit(cand)
                             queue.append((cand, future))
                             running += 1
                             index += 1
@@ -770,6 +814,26 @@ class _Run:
             skipped=[self.kept[i].id for i in sorted(self.kept)],
             failed=list(self.failed),
         )
+
+    @contextmanager
+    def _candidates(
+        self, app: Any, settings: GraphSettings, checkpointed: bool
+    ) -> Iterator[Callable[[_Candidate], Future[_Outcome]]]:
+        """``submit(candidate)`` -> its outcome's future, on this run's executor: threads
+        here, ``config.jobs`` at a time, or Ray tasks (``generator._ray``)."""
+        config = self.config
+        if self.executor.name == "ray":
+            from generator._ray import ray_candidates
+
+            with ray_candidates(
+                self.executor.options, self.family, self.backend, settings, config.max_attempts
+            ) as submit:
+                yield submit
+            return
+        with ThreadPoolExecutor(max_workers=config.jobs, thread_name_prefix="oracle-gen") as pool:
+            yield lambda cand: pool.submit(
+                _run_candidate, app, cand, config.max_attempts, checkpointed
+            )
 
     def commit(self, cand: _Candidate, outcome: _Outcome) -> str:
         """Write an accepted box or a rejection record, then the journal."""
