@@ -14,8 +14,14 @@ worker as the local executor's pool does; a task of another run replaces it.
 from __future__ import annotations
 
 import atexit
+import hashlib
+import os
+import tempfile
 import threading
-from dataclasses import dataclass
+from collections.abc import Iterator, Mapping
+from contextlib import contextmanager
+from dataclasses import dataclass, field
+from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from evaluator._pool import BoxWorkerPool, start_sandbox_worker
@@ -29,7 +35,15 @@ if TYPE_CHECKING:
     from evaluator.runner import EpisodeJob
     from sandbox import SandboxLimits
 
-__all__ = ["TaskShared", "play_task"]
+__all__ = ["TaskShared", "play_task", "provider_environment"]
+
+PROVIDER_VARIABLES = (
+    "OPENAI_API_KEY",
+    "OPENAI_BASE_URL",
+    "ANTHROPIC_API_KEY",
+    "ANTHROPIC_BASE_URL",
+)
+"""What providers read from the environment: the driver's values go to its tasks."""
 
 _WORKERS_PER_PROCESS = 1
 """Sandbox workers a Ray worker process keeps: it plays one episode at a time, and an
@@ -51,6 +65,54 @@ class TaskShared:
     llm_names: frozenset[str]
     llm: LlmAgentSettings | None
     """Shipped without budget, cache, hooks or pool (see ``_ray_llm``)."""
+    environment: Mapping[str, str] = field(default_factory=dict)
+    """The driver's provider variables (:data:`PROVIDER_VARIABLES`), for LLM runs."""
+    pricing: str | None = None
+    """The text of the driver's ``$ORACLE_BENCH_PRICING`` file: calls are priced on the
+    worker as the driver would price them (the budget depends on it)."""
+
+
+def provider_environment() -> tuple[dict[str, str], str | None]:
+    """The driver's provider variables and pricing file text (``TaskShared`` fields)."""
+    from providers.pricing import PRICING_ENV
+
+    found = {name: os.environ[name] for name in PROVIDER_VARIABLES if os.environ.get(name)}
+    path = os.environ.get(PRICING_ENV)
+    return found, Path(path).read_text(encoding="utf-8") if path else None
+
+
+@contextmanager
+def _driver_environment(shared: TaskShared) -> Iterator[None]:
+    """This task sees the driver's provider variables and pricing, not the node's (a
+    worker process runs one task at a time, so its environment is the task's)."""
+    from providers.pricing import PRICING_ENV
+
+    wanted: dict[str, str | None] = {
+        name: shared.environment.get(name) for name in PROVIDER_VARIABLES
+    }
+    wanted[PRICING_ENV] = None
+    if shared.pricing is not None:
+        digest = hashlib.sha256(shared.pricing.encode("utf-8")).hexdigest()[:16]
+        path = Path(tempfile.gettempdir()) / f"oracle-bench-pricing-{digest}.json"
+        if not path.exists():
+            scratch = path.with_name(f"{path.name}.{os.getpid()}.tmp")
+            scratch.write_text(shared.pricing, encoding="utf-8")
+            os.replace(scratch, path)
+        wanted[PRICING_ENV] = str(path)
+    before = {name: os.environ.get(name) for name in wanted}
+    _set(wanted)
+    try:
+        yield
+    finally:
+        _set(before)
+
+
+def _set(values: Mapping[str, str | None]) -> None:
+    for name, value in values.items():
+        if value is None:
+            os.environ.pop(name, None)
+        else:
+            os.environ[name] = value
 
 
 @dataclass(frozen=True)
@@ -108,12 +170,20 @@ def play_task(shared: TaskShared, box: Box, job: EpisodeJob, services: Any) -> d
     """Play ``job`` on ``box``: ``{"record": JSON}`` or ``{"stopped": reason}``, with
     ``"seq"``, the number of the last LLM event the episode caused."""
     from evaluator.executors._ray_llm import EventTracker, attach_services
-    from evaluator.kinds import get_kind
 
     tracker = EventTracker()
     llm = None
     if shared.llm is not None and services is not None:
         llm = attach_services(shared.llm, services, tracker)
+    with _driver_environment(shared):
+        return _play(shared, box, job, llm, tracker)
+
+
+def _play(
+    shared: TaskShared, box: Box, job: EpisodeJob, llm: LlmAgentSettings | None, tracker: Any
+) -> dict[str, Any]:
+    from evaluator.kinds import get_kind
+
     context = _TaskContext(
         suite=shared.suite,
         boxes=[box],

@@ -129,10 +129,11 @@ class _RayRun:
 
     def go(self) -> ScheduleResult:
         from evaluator.executors._ray_llm import EventPump, shippable, start_services
-        from evaluator.executors._ray_task import TaskShared, play_task
+        from evaluator.executors._ray_task import TaskShared, play_task, provider_environment
 
         ray, plan, hooks = self.ray, self.plan, self.hooks
         context = plan.context
+        environment, pricing = provider_environment() if plan.llm is not None else ({}, None)
         shared = ray.put(
             TaskShared(
                 run_id=uuid.uuid4().hex,
@@ -144,6 +145,8 @@ class _RayRun:
                 limits=plan.limits,
                 llm_names=context.llm_names,
                 llm=shippable(plan.llm) if plan.llm is not None else None,
+                environment=environment,
+                pricing=pricing,
             )
         )
         if plan.llm is not None:
