@@ -13,6 +13,7 @@ from evaluator.cli import main as eval_main
 from evaluator.executors import (
     EpisodeHooks,
     EpisodePlan,
+    Played,
     current_executor,
     executor_names,
     make_executor,
@@ -201,3 +202,32 @@ def test_the_driver_validates_what_a_task_returns(suite_dir: Path, tmp_path: Pat
         assert (failed.status, failed.failure) == ("failed", "infrastructure"), raw
         assert failed.error.startswith("invalid record from a Ray task"), failed.error
         assert (failed.box_id, failed.agent, failed.repetition) == (job.box_id, "random", 0)
+
+
+def test_a_lost_task_is_an_infrastructure_failure_and_a_bug_is_raised(
+    suite_dir: Path, tmp_path: Path
+) -> None:
+    ray = pytest.importorskip("ray")
+    from evaluator.executors.ray_executor import _RayRun
+
+    plan, hooks, job = _plan_and_hooks(suite_dir, tmp_path)
+
+    class Driver:
+        exceptions = ray.exceptions
+
+        def __init__(self, error: BaseException) -> None:
+            self.error = error
+
+        def get(self, ref: Any) -> Any:
+            raise self.error
+
+    crashed = _RayRun(Driver(ray.exceptions.WorkerCrashedError()), plan, hooks, 1.0)  # type: ignore[arg-type]
+    record = crashed._played("ref", job).record  # type: ignore[union-attr]
+    assert (record.status, record.failure) == ("failed", "infrastructure")
+    assert record.error.startswith("Ray task lost: WorkerCrashedError")
+    cancelled = _RayRun(Driver(ray.exceptions.TaskCancelledError()), plan, hooks, 1.0)  # type: ignore[arg-type]
+    assert cancelled._played("ref", job) == Played(None, "interrupted")
+    bug = ray.exceptions.RayTaskError("play_task", "Traceback ...", ZeroDivisionError("oops"))
+    buggy = _RayRun(Driver(bug), plan, hooks, 1.0)  # type: ignore[arg-type]
+    assert buggy._played("ref", job) is None
+    assert [type(e) for e in buggy.errors] == [ZeroDivisionError]
