@@ -20,7 +20,8 @@ code is a bug, raised once the tasks in flight have settled, as with local threa
 Ctrl-C: the agents are told to stop, the tasks in flight are cancelled (one that already
 finished is still recorded), and the run returns ``interrupted``; a second Ctrl-C
 raises at once. LLM agents: see ``_ray_llm`` (the budget and the call cache hold across
-nodes; per-call usage and retry events reach the progress callback).
+nodes; per-call usage and retry events reach the progress callback); the tasks see the
+driver's provider variables and pricing file, not the node's (``_ray_task``).
 """
 
 from __future__ import annotations

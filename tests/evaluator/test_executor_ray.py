@@ -61,6 +61,7 @@ def ray_address() -> Iterator[str]:
     """A Ray head on 127.0.0.1 in its own process group; its address."""
     if not RAY_BIN.exists():
         pytest.skip("no ray command next to this Python")
+    auth = os.environ.get("RAY_AUTH_MODE")
     os.environ["RAY_AUTH_MODE"] = "disabled"  # loopback only: no token to hand around
     port = _free_port()
     command = [
@@ -106,6 +107,10 @@ def ray_address() -> Iterator[str]:
         head.wait()
         if head.stdout is not None:
             head.stdout.close()
+        if auth is None:
+            os.environ.pop("RAY_AUTH_MODE", None)
+        else:
+            os.environ["RAY_AUTH_MODE"] = auth
 
 
 @pytest.fixture(scope="module")
