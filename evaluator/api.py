@@ -184,6 +184,8 @@ def evaluate(
     max_cost: float | None = None,
     max_tokens: int | None = None,
     limits: SandboxLimits | None = None,
+    executor: str | None = None,
+    executor_options: Mapping[str, Any] | None = None,
     progress: Callable[[RunEvent], None] | None = None,
     **options: Any,
 ) -> RunResult:
@@ -195,8 +197,10 @@ def evaluate(
     ``feedback`` are the turn@shot settings; any other kind's settings go by name in
     ``options`` (``budget_factor=2`` for DFA suites, ``invalid_turns="free"``...). The
     run folder ``out`` defaults to ``runs/<suite>-<tag>/<settings>``; rerunning into it
-    skips the finished episodes. ``progress`` receives ``evaluator.runner.RunEvent``
-    values, possibly from worker threads.
+    skips the finished episodes. ``executor`` plays the episodes: ``local`` threads
+    (default) or ``ray`` tasks, with ``executor_options`` such as ``{"address":
+    "HOST:PORT"}``; the results are the same. ``progress`` receives
+    ``evaluator.runner.RunEvent`` values, possibly from worker threads.
     """
     from evaluator.runner import evaluate_suite
 
@@ -232,6 +236,8 @@ def evaluate(
         max_cost=max_cost,
         max_tokens=max_tokens,
         options=plan.options,
+        executor=executor,
+        executor_options=executor_options,
     )
 
 

@@ -415,7 +415,6 @@ def _run(args: argparse.Namespace, out: Console, err: Console) -> int:
     from evaluator._progress import Backoff, LazyProgress
     from evaluator._report_cli import print_summary
     from evaluator.api import check_agent, evaluate, plan_run
-    from evaluator.executors import use_executor
     from evaluator.failures import failure_summary
     from evaluator.llm_agents import is_llm_agent
     from evaluator.runner import (
@@ -495,15 +494,16 @@ def _run(args: argparse.Namespace, out: Console, err: Console) -> int:
             )
 
     try:
-        with use_executor(executor.name, **executor.options):
-            result: RunResult = evaluate(
-                plan,
-                progress=on_progress,
-                concurrency=args.concurrency,
-                workers=args.workers,
-                max_cost=args.max_cost,
-                max_tokens=args.max_tokens,
-            )
+        result: RunResult = evaluate(
+            plan,
+            progress=on_progress,
+            concurrency=args.concurrency,
+            workers=args.workers,
+            max_cost=args.max_cost,
+            max_tokens=args.max_tokens,
+            executor=executor.name,
+            executor_options=executor.options,
+        )
     finally:
         bar.stop()
     print_summary(out, kind, result.summary)

@@ -10,8 +10,9 @@ the command line's) and :func:`generate` writes the suite.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from blackboxes.families import get_family
 from oracle_bench.errors import UsageError
@@ -121,6 +122,8 @@ def generate(
     overwrite: bool = False,
     suites_root: Path | str | None = None,
     limits: SandboxLimits | None = None,
+    executor: str | None = None,
+    executor_options: Mapping[str, Any] | None = None,
     progress: ProgressFn | None = None,
     on_retry: RetryHook | None = None,
     on_start: StartFn | None = None,
@@ -133,7 +136,9 @@ def generate(
     suites may give ``states=(lo, hi)`` instead of a level. ``out`` defaults to
     ``<suites_root>/<CAT>-<level>[-seed<S>]-n<N>`` (``suites_root`` defaults to
     ``$ORACLE_BENCH_SUITES`` or ``./suites``). Rerunning finishes an interrupted suite
-    and keeps a complete one. ``progress(done, total, box_id, status)`` is called after
+    and keeps a complete one. ``executor`` runs the candidates: ``local`` threads
+    (default) or ``ray`` tasks (procedural backend; ``executor_options={"address": ...}``);
+    the suite is the same. ``progress(done, total, box_id, status)`` is called after
     each box. Raises :class:`UsageError` for bad arguments or a folder holding something
     else, ``OracleBenchError`` subclasses for failures.
     """
@@ -169,4 +174,6 @@ def generate(
         progress=progress,
         on_retry=on_retry,
         on_start=on_start,
+        executor=executor,
+        executor_options=executor_options,
     )

@@ -368,7 +368,6 @@ def main(argv: list[str] | None = None) -> int:
     )
 
     from generator.api import generate
-    from oracle_bench._executor import use_executor
 
     console = Console(stderr=True)
     err = _error_console()
@@ -409,14 +408,14 @@ def main(argv: list[str] | None = None) -> int:
 
     try:
         try:
-            where = {} if args.ray_address is None else {"address": args.ray_address}
-            with use_executor(args.executor, **where):
-                result = generate(
-                    config,
-                    progress=progress,
-                    on_retry=on_retry,
-                    on_start=on_start,
-                )
+            result = generate(
+                config,
+                progress=progress,
+                on_retry=on_retry,
+                on_start=on_start,
+                executor=args.executor,
+                executor_options={} if args.ray_address is None else {"address": args.ray_address},
+            )
         finally:
             if tasks:
                 bar.stop()

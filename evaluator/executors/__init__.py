@@ -16,6 +16,7 @@ from evaluator.executors._base import (
     ExecutorFactory,
     Played,
 )
+from evaluator.executors._episode import play_job
 from evaluator.executors._registry import executor_names, make_executor, register_executor
 from oracle_bench._executor import current_executor, use_executor
 
@@ -29,6 +30,7 @@ __all__ = [
     "current_executor",
     "executor_names",
     "make_executor",
+    "play_job",
     "register_executor",
     "use_executor",
 ]

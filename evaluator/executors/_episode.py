@@ -23,12 +23,12 @@ if TYPE_CHECKING:
     from blackboxes.store import Box
     from evaluator.kinds import EpisodeJobLike, KindRun
 
-__all__ = ["play_episode"]
+__all__ = ["play_job"]
 
 log = logging.getLogger(__name__)
 
 
-def play_episode(
+def play_job(
     kind_run: KindRun,
     pool: BoxWorkerPool,
     starts: BoxStarts,

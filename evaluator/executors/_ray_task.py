@@ -26,7 +26,7 @@ from typing import TYPE_CHECKING, Any
 
 from evaluator._pool import BoxWorkerPool, start_sandbox_worker
 from evaluator._starts import BoxStarts
-from evaluator.executors._episode import play_episode
+from evaluator.executors._episode import play_job
 
 if TYPE_CHECKING:
     from blackboxes.box import SuiteInfo
@@ -195,7 +195,7 @@ def _play(
     )
     kind_run = get_kind(shared.kind).start(context, shared.kind_settings)
     pool, starts = _sandboxes(shared)
-    played = play_episode(kind_run, pool, starts, box, job, job.scope)
+    played = play_job(kind_run, pool, starts, box, job, job.scope)
     if played.record is None:
         return {"stopped": played.stopped, "seq": tracker.seq}
     return {"record": played.record.model_dump(mode="json"), "seq": tracker.seq}

@@ -15,7 +15,7 @@ from evaluator._pool import BoxWorkerPool, start_sandbox_worker
 from evaluator._schedule import ScheduleResult, run_jobs
 from evaluator._starts import BoxStarts
 from evaluator.executors._base import EpisodeHooks, EpisodeOutcome, EpisodePlan, check_option_names
-from evaluator.executors._episode import play_episode
+from evaluator.executors._episode import play_job
 from evaluator.executors._registry import register_executor
 
 if TYPE_CHECKING:
@@ -37,7 +37,7 @@ class LocalExecutor:
 
         def episode(job: EpisodeJob) -> EpisodeOutcome:
             box = plan.boxes[job.box_id]
-            played = play_episode(plan.kind_run, pool, starts, box, job, job.scope)
+            played = play_job(plan.kind_run, pool, starts, box, job, job.scope)
             return hooks.finish(job, played)
 
         try:

@@ -18,14 +18,14 @@ from typing import TYPE_CHECKING, Any
 
 from blackboxes.box import SuiteInfo
 from blackboxes.store import Box
-from evaluator._pool import BoxWorkerPool, PooledBox, start_sandbox_worker
+from evaluator._pool import BoxWorkerPool, start_sandbox_worker
 from evaluator._run_folder import episode_settings
-from evaluator._starts import BoxStarts, gated_model_calls
-from evaluator.failures import cause_of
+from evaluator._starts import BoxStarts
+from evaluator.executors import play_job
 from evaluator.kinds import EpisodeKind, KindRun
 from evaluator.llm_agents import LlmAgentSettings
 from evaluator.runner import EpisodeJob
-from oracle_bench.errors import OracleBenchError
+from oracle_bench.errors import EvaluationError
 
 if TYPE_CHECKING:
     from sandbox import SandboxLimits
@@ -78,24 +78,13 @@ class SuiteRun:
 def play_episode(run: SuiteRun, kind_run: KindRun, box: Box, job: EpisodeJob) -> Any:
     """The record of ``job`` on ``box`` (completed or failed, never raised for the
     episode's own failure), with the runner's job fields. Blocking: run it in a thread."""
-    from providers import call_scope
-
     pool = BoxWorkerPool(1, start_sandbox_worker(run.limits))
     starts = BoxStarts(pool, 1)
     try:
-        with call_scope(job.scope):
-            started = starts.start(box)
-            with gated_model_calls(started):
-                record = kind_run.play(box, job, PooledBox(pool, box, ready=started))
-            error = started.exception()
-            if isinstance(error, OracleBenchError):
-                cause = cause_of(error)
-                log.info("box %s cannot start (%s): %s", box.info.id, cause, error)
-                text = f"{type(error).__name__}: {error}"
-                record = kind_run.cannot_start(box, job, text, cause)
-            elif error is not None:
-                raise error  # not a box's start-up failure: a bug, as in the runner
+        played = play_job(kind_run, pool, starts, box, job, job.scope)
     finally:
         pool.close()
         starts.close()
-    return record.model_copy(update=run.job_record())
+    if played.record is None:  # only a run budget stops an episode, and Inspect has none
+        raise EvaluationError(f"episode {job.scope} stopped: {played.stopped}")
+    return played.record.model_copy(update=run.job_record())
