@@ -173,7 +173,7 @@ def _plan_and_hooks(suite_dir: Path, tmp_path: Path) -> tuple[EpisodePlan, Episo
 def test_the_driver_validates_what_a_task_returns(suite_dir: Path, tmp_path: Path) -> None:
     from evaluator._pool import BoxWorkerPool, start_sandbox_worker
     from evaluator._starts import BoxStarts
-    from evaluator.executors._episode import play_episode
+    from evaluator.executors._episode import play_job
     from evaluator.executors.ray_executor import _RayRun
 
     plan, hooks, job = _plan_and_hooks(suite_dir, tmp_path)
@@ -181,7 +181,7 @@ def test_the_driver_validates_what_a_task_returns(suite_dir: Path, tmp_path: Pat
     pool = BoxWorkerPool(1, start_sandbox_worker(None))
     starts = BoxStarts(pool, 1)
     try:
-        played = play_episode(plan.kind_run, pool, starts, box, job, job.scope)
+        played = play_job(plan.kind_run, pool, starts, box, job, job.scope)
     finally:
         pool.close()
         starts.close()
