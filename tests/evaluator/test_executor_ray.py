@@ -42,6 +42,10 @@ from generator.cli import main as gen_main  # noqa: E402
 from oracle_bench.rng import rng_for  # noqa: E402
 from providers import RetryPolicy  # noqa: E402
 from providers.loopback import LoopbackServer  # noqa: E402
+from tests.evaluator._inspect_script import INSPECT_WARNINGS  # noqa: E402
+
+# The last test runs an Inspect task: Inspect's own warnings are not errors here.
+pytestmark = INSPECT_WARNINGS
 
 AGENTS = ["random", "fixed", "adaptive"]
 MODEL = "openai/test-model"
@@ -330,3 +334,53 @@ def _drop(value: Any, key: str) -> Any:
     if isinstance(value, list):
         return [_drop(v, key) for v in value]
     return value
+
+
+def test_local_ray_and_inspect_score_every_episode_alike(
+    ray_driver: str, suites: Path, tmp_path: Path
+) -> None:
+    """The acceptance test of the integrations: one suite, one script of replies, played
+    by our runner locally, by the Ray executor and as an Inspect task (mockllm replaying
+    the same lines): the same score for every episode."""
+    from inspect_ai import eval as inspect_eval
+    from inspect_ai.model import get_model
+
+    from evaluator.integrations.inspect import oracle
+    from evaluator.integrations.inspect._facts import SCORER_NAME
+    from tests.evaluator._inspect_script import SPEC, Replayer, eri_script, write
+
+    suite = suites / "local"
+    probe = evaluate_suite(
+        suite, [write(tmp_path / "probe.jsonl", eri_script({}))], SPEC, None, 0,
+        tmp_path / "probe", llm=LlmAgentSettings(),
+    )  # fmt: skip
+    items = {}
+    for path in probe.trajectories:
+        raw = json.loads(path.read_text())
+        items[raw["box_id"]] = [(it["input_text"], it["expected"]) for it in raw["items"]]
+    lines = eri_script(items)
+    agent = write(tmp_path / "replies.jsonl", lines)
+
+    def scores(out: Path) -> dict[str, float]:
+        rows = json.loads((out / "index.json").read_text())["rows"]
+        return {row["box"]: row["score"] for row in rows}
+
+    for executor in ("local", "ray"):
+        evaluate_suite(
+            suite, [agent], SPEC, None, 0, tmp_path / executor, llm=LlmAgentSettings(),
+            executor=executor, concurrency=2,
+        )  # fmt: skip
+    [log] = inspect_eval(
+        oracle(suite=str(suite), spec=SPEC),
+        model=get_model("mockllm/model", custom_outputs=Replayer(lines)),
+        log_dir=str(tmp_path / "logs"),
+        display="none",
+        max_samples=1,
+    )
+    assert log.status == "success" and log.samples is not None
+    on_inspect = {str(s.id): s.scores[SCORER_NAME].value for s in log.samples}  # type: ignore[index]
+    local = scores(tmp_path / "local")
+    assert scores(tmp_path / "ray") == local
+    assert on_inspect == local
+    assert sorted(local) == ["ERI-easy-0000", "ERI-easy-0001", "ERI-easy-0002", "ERI-easy-0003"]
+    assert set(local.values()) == {0.25}  # two of eight items right, as scripted

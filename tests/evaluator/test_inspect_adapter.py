@@ -12,14 +12,13 @@ from __future__ import annotations
 import json
 import math
 import zipfile
-from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
 import pytest
 from inspect_ai import eval as inspect_eval
 from inspect_ai.log import EvalLog, read_eval_log, write_eval_log
-from inspect_ai.model import ModelOutput, ModelUsage, get_model
+from inspect_ai.model import get_model
 
 from blackboxes.store import load_suite_boxes
 from evaluator._report_cli import report_main
@@ -28,126 +27,18 @@ from evaluator.integrations.inspect._facts import RECORD_KEY, SCORER_NAME
 from evaluator.kinds import get_kind
 from evaluator.llm_agents import LlmAgentSettings
 from evaluator.runner import evaluate_suite
+from tests.evaluator._inspect_script import (
+    INSPECT_WARNINGS,
+    SPEC,
+    Replayer,
+    dfa_script,
+    eri_script,
+    write,
+)
 
-pytestmark = [
-    # tenacity (Inspect's retries) warns at every model call in this version.
-    pytest.mark.filterwarnings("ignore:The 'initial' parameter is deprecated:DeprecationWarning"),
-    # Inspect's own machinery leaves one anyio memory stream per sample unclosed (a bare
-    # Task with mockllm does too): a ResourceWarning at garbage collection, not ours.
-    pytest.mark.filterwarnings("ignore:Unclosed <MemoryObjectReceiveStream:ResourceWarning"),
-    pytest.mark.filterwarnings(
-        "ignore:Exception ignored in.*MemoryObjectReceiveStream"
-        ":pytest.PytestUnraisableExceptionWarning"
-    ),
-]
+pytestmark = INSPECT_WARNINGS
 
 AGENT = "inspect/mockllm/model"
-SPEC = "20@2"
-WRONG = "#"
-"""An answer no ERI ciphertext equals."""
-
-
-# -- the script, for both runners -----------------------------------------------------
-
-
-def _line(i: int, tool: str | None = None, text: str = "", **arguments: Any) -> dict[str, Any]:
-    line: dict[str, Any] = {"text": text, "usage": {"input": 100 + i, "output": 7 + i % 3}}
-    if tool is not None:
-        line["tool_calls"] = [{"id": f"call-{i}", "name": tool, "arguments": arguments}]
-    return line
-
-
-def _write(path: Path, lines: Sequence[dict[str, Any]]) -> str:
-    path.write_text("".join(json.dumps(x) + "\n" for x in lines), encoding="utf-8")
-    return f"scripted/{path}"
-
-
-def _output(line: dict[str, Any]) -> ModelOutput:
-    calls = line.get("tool_calls") or []
-    if calls:
-        call = calls[0]
-        out = ModelOutput.for_tool_call(
-            "mockllm/model",
-            call["name"],
-            call["arguments"],
-            tool_call_id=call["id"],
-            content=line["text"],
-        )
-    else:
-        out = ModelOutput.from_content("mockllm/model", line["text"])
-    usage = line["usage"]
-    out.usage = ModelUsage(
-        input_tokens=usage["input"],
-        output_tokens=usage["output"],
-        total_tokens=usage["input"] + usage["output"],
-    )
-    return out
-
-
-class Replayer:
-    """mockllm's ``custom_outputs``: the scripted provider's rule over Inspect messages
-    (samples run one at a time: an episode starts with a call without any reply)."""
-
-    def __init__(self, lines: Sequence[dict[str, Any]], fail_at: int | None = None) -> None:
-        self.lines = list(lines)
-        self.served = [False] * len(self.lines)
-        self.fail_at = fail_at
-        self.calls = 0
-
-    def __call__(self, input: list[Any], tools: Any, tool_choice: Any, config: Any) -> ModelOutput:
-        if not any(m.role == "assistant" for m in input):
-            self.served = [False] * len(self.lines)
-        self.calls += 1
-        if self.fail_at is not None and sum(m.role == "assistant" for m in input) == self.fail_at:
-            raise RuntimeError("the model API broke")
-        last = next((m.text for m in reversed(input) if m.role in ("user", "tool")), "")
-        for i, line in enumerate(self.lines):
-            if not self.served[i] and (line.get("match") is None or line["match"] in last):
-                self.served[i] = True
-                return _output(line)
-        raise ValueError("script exhausted")
-
-
-def _explore() -> list[dict[str, Any]]:
-    """20 queries, with a reply without a call (re-asked) after the second."""
-    lines = [_line(0, "query", input="HELLO WORLD"), _line(1, "query", input="ABC")]
-    lines.append(_line(2, text="Let me think about the cipher first."))
-    words = ["THE", "QUICK", "BROWN", "FOX", "JUMPS", "OVER", "LAZY", "DOG", "A", "B", "Z"]
-    words += ["AA", "ZZ", "MM", "NOPQ", "XYZ", "KEY", "SPACE BAR"]
-    lines += [_line(3 + n, "query", input=w) for n, w in enumerate(words)]
-    return lines
-
-
-def _eri_script(items: dict[str, list[tuple[str, Any]]]) -> list[dict[str, Any]]:
-    """Exploration, then the first two items of every box right (matched on their
-    plaintext), every other attempt wrong."""
-    lines = _explore()
-    for box_items in items.values():
-        for text, expected in box_items[:2]:
-            line = _line(len(lines), "answer", output=expected)
-            lines.append({**line, "match": text})
-    lines += [_line(len(lines) + n, "answer", output=WRONG) for n in range(16)]
-    return lines
-
-
-def _dfa_script() -> list[dict[str, Any]]:
-    """Membership queries, two wrong-or-right equivalence queries, more queries."""
-    every = {"states": ["q0"], "alphabet": ["a", "b"], "start": "q0", "accepting": ["q0"]}
-    every["transitions"] = [["q0", "a", "q0"], ["q0", "b", "q0"]]
-    parity = {
-        "states": ["e", "o"],
-        "alphabet": ["a", "b"],
-        "start": "e",
-        "accepting": ["o"],
-        "transitions": [["e", "a", "e"], ["e", "b", "o"], ["o", "a", "o"], ["o", "b", "e"]],
-    }
-    words = ["", "a", "b", "ab", "ba", "bb"]
-    lines = [_line(i, "membership_query", word=w) for i, w in enumerate(words)]
-    lines.append(_line(len(lines), "equivalence_query", dfa=every))
-    lines.append(_line(len(lines), "equivalence_query", dfa=parity))
-    more = ["aab", "abb", "bab", "bbb", "aaa", "abab", "baba", "bbbb"] * 6
-    lines += [_line(len(lines) + n, "membership_query", word=w) for n, w in enumerate(more)]
-    return lines
 
 
 # -- running both -----------------------------------------------------------------------
@@ -231,14 +122,14 @@ def eri_runs(eri_suite: Path, tmp_path_factory: pytest.TempPathFactory) -> dict[
     """A first local run learns every box's held-out items; then both runners replay the
     script that answers two of them right."""
     root = tmp_path_factory.mktemp("inspect-eri")
-    probe = _write(root / "probe.jsonl", _eri_script({}))
+    probe = write(root / "probe.jsonl", eri_script({}))
     learnt = _local(eri_suite, probe, root / "probe", spec=SPEC)
     items = {
         box: [(item["input_text"], item["expected"]) for item in raw["items"]]
         for box, raw in learnt["records"].items()
     }
-    lines = _eri_script(items)
-    local = _local(eri_suite, _write(root / "replies.jsonl", lines), root / "run", spec=SPEC)
+    lines = eri_script(items)
+    local = _local(eri_suite, write(root / "replies.jsonl", lines), root / "run", spec=SPEC)
     log = _inspect(eri_suite, Replayer(lines), root / "logs", spec=SPEC)
     hidden = _inspect(eri_suite, Replayer(lines), root / "logs-private", spec=SPEC, record=False)
     return {"local": local, "log": log, "private": hidden, "items": items, "root": root}
@@ -365,7 +256,7 @@ def test_a_log_without_records_or_with_a_bad_one_is_a_clear_error(
 
 
 def test_a_failing_model_fails_its_samples_not_the_eval(eri_suite: Path, tmp_path: Path) -> None:
-    lines = _eri_script({})
+    lines = eri_script({})
     log = _inspect(eri_suite, Replayer(lines, fail_at=4), tmp_path, spec="5@1")
     assert log.samples is not None and len(log.samples) == 3
     for sample in log.samples:
@@ -379,8 +270,8 @@ def test_a_failing_model_fails_its_samples_not_the_eval(eri_suite: Path, tmp_pat
 
 
 def test_dfa_episodes_match_our_runner(dfa_suite_small: Path, tmp_path: Path) -> None:
-    lines = _dfa_script()
-    local = _local(dfa_suite_small, _write(tmp_path / "dfa.jsonl", lines), tmp_path / "run")
+    lines = dfa_script()
+    local = _local(dfa_suite_small, write(tmp_path / "dfa.jsonl", lines), tmp_path / "run")
     log = _inspect(dfa_suite_small, Replayer(lines), tmp_path / "logs", budget_factor=2.0)
     kind = get_kind("dfa")
     assert log.samples is not None and len(log.samples) == 2
