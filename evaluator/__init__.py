@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING
 from oracle_bench._lazy import lazy_exports
 
 if TYPE_CHECKING:
-    from evaluator.api import ReportResult, RunPlan, evaluate, plan_run, report
+    from evaluator.api import ReportResult, RunPlan, evaluate, plan_run, report_results
     from evaluator.box_env import BoxEnvironment
     from evaluator.dataset import BoxDataset, BoxItem, EpisodeStep, TextEpisode, TextEpisodeError
     from evaluator.kinds import EpisodeKind, get_kind, kind_names, register_kind
@@ -78,7 +78,7 @@ else:
     __getattr__, __dir__ = lazy_exports(
         __name__,
         {
-            "evaluator.api": ("ReportResult", "RunPlan", "evaluate", "plan_run", "report"),
+            "evaluator.api": ("ReportResult", "RunPlan", "evaluate", "plan_run", "report_results"),
             "evaluator.box_env": ("BoxEnvironment",),
             "evaluator.dataset": (
                 "BoxDataset",
@@ -250,7 +250,7 @@ __all__ = [
     "register_agent",
     "register_dfa_agent",
     "register_kind",
-    "report",
+    "report_results",
     "run_dfa_episode",
     "run_episode",
     "save_trajectory",

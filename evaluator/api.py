@@ -1,9 +1,9 @@
 """The Python API of evaluation: what ``oracle-eval`` and ``oracle-eval report`` run.
 
->>> from evaluator import evaluate, report
+>>> from evaluator import evaluate, report_results
 >>> result = evaluate("suites/demo-ERI-easy", spec="10@1")      # the default baselines
 >>> result.summary.groups[0].accuracy                           # doctest: +SKIP
->>> report(result.out_dir).summary                              # recomputed from the files
+>>> report_results(result.out_dir).summary                      # recomputed from the files
 
 :func:`plan_run` checks everything a run needs before any work (the suite and its digests,
 the kind's settings, the agent names, the run folder) and returns a :class:`RunPlan`;
@@ -37,7 +37,7 @@ __all__ = [
     "evaluate",
     "latest_suite",
     "plan_run",
-    "report",
+    "report_results",
 ]
 
 
@@ -251,7 +251,7 @@ class ReportResult:
     written: tuple[Path, ...]
 
 
-def report(
+def report_results(
     run_dir: Path | str,
     *,
     seed: int | None = None,

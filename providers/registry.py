@@ -64,20 +64,29 @@ class ProviderBackend(Protocol):
 B = TypeVar("B", bound=type)
 
 _registry: dict[str, ProviderBackend] = {}
+_unlisted: set[str] = set()
 _registry_lock = threading.Lock()
 _builtins_loaded = False
 _semaphores: dict[str, tuple[int, threading.BoundedSemaphore]] = {}
 _semaphores_lock = threading.Lock()
 
 
-def register_provider(name: str) -> Callable[[B], B]:
-    """Class decorator: register a :class:`ProviderBackend` as ``name`` (``name/<model>``)."""
+def register_provider(name: str, *, listed: bool = True) -> Callable[[B], B]:
+    """Class decorator: register a :class:`ProviderBackend` as ``name`` (``name/<model>``).
+
+    ``listed=False`` keeps it out of :func:`provider_names` (and the "available" lists of
+    errors): for a provider that works only inside a host framework, such as Inspect's
+    bridge, which a command line cannot use."""
     if not _NAME.match(name):
         raise ValueError(f"bad provider name {name!r}: lower-case letters, digits, '-', '_'")
 
     def decorate(cls: B) -> B:
         with _registry_lock:
             _registry[name] = cls()
+            if listed:
+                _unlisted.discard(name)
+            else:
+                _unlisted.add(name)
         return cls
 
     return decorate
@@ -93,10 +102,10 @@ def _load_builtins() -> None:
 
 
 def provider_names() -> list[str]:
-    """Registered provider names, sorted."""
+    """Registered provider names, sorted (the unlisted ones left out)."""
     _load_builtins()
     with _registry_lock:
-        return sorted(_registry)
+        return sorted(set(_registry) - _unlisted)
 
 
 def _backend(name: str) -> ProviderBackend:

@@ -13,7 +13,7 @@ from evaluator import (
     TextEpisodeError,
     evaluate,
     plan_run,
-    report,
+    report_results,
 )
 from evaluator.cli import main as eval_main
 from evaluator.dataset import TEXT_AGENT
@@ -138,12 +138,12 @@ def test_evaluate_without_a_suite_and_none_to_find(tmp_path: Path) -> None:
 def test_report_recomputes_the_files_the_run_wrote(eri_hard_suite: Path, tmp_path: Path) -> None:
     run = evaluate(eri_hard_suite, spec="3@1", seed=2, out=tmp_path / "run")
     written = dict(_files(tmp_path / "run"))
-    again = report(tmp_path / "run", out=tmp_path / "again")
+    again = report_results(tmp_path / "run", out=tmp_path / "again")
     assert sorted(p.name for p in again.written) == ["boxes.csv", "summary.csv", "summary.json"]
     for path in again.written:
         assert path.read_bytes() == written[path.name], path.name
     assert again.summary == run.summary
-    assert report(tmp_path / "run", write=False).written == ()
+    assert report_results(tmp_path / "run", write=False).written == ()
 
 
 # -- the dataset ------------------------------------------------------------------------

@@ -186,7 +186,7 @@ class InspectProvider:
         """Nothing to release: Inspect owns the model's client."""
 
 
-@register_provider(PROVIDER)
+@register_provider(PROVIDER, listed=False)  # usable inside an Inspect sample only
 class InspectBackend:
     """``inspect/<model>``: the model of the running Inspect sample (see the module)."""
 
