@@ -62,6 +62,8 @@ bench: $(BIN)/oracle-gen
 	$(BIN)/python benchmarks/dfa/bench_episode.py
 	$(BIN)/python benchmarks/llm/bench_llm.py
 	$(BIN)/python benchmarks/eval/bench_concurrency.py
+	$(BIN)/python benchmarks/eval/bench_ray.py
+	$(BIN)/python benchmarks/llm/bench_inspect.py
 	$(BIN)/python benchmarks/cli/bench_startup.py
 
 clean:
