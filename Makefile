@@ -44,8 +44,10 @@ demo: $(BIN)/oracle-gen
 	@echo "    oracle-play 10@1 --suite $(DEMO) --box ERI-easy-0000   # play a box yourself"
 	@echo "    oracle-eval report runs/<folder>/<run>                 # recompute a run's tables"
 
+# Two worker processes (the CI machines have 2 cores), each test file whole on one of
+# them, so a module's fixtures (a Ray head, a generated suite) are built once.
 test: $(BIN)/oracle-gen
-	$(BIN)/python -m pytest -q
+	$(BIN)/python -m pytest -q -n 2 --dist loadfile
 
 lint: $(BIN)/oracle-gen
 	$(BIN)/ruff check .
