@@ -75,7 +75,6 @@ def ray_address() -> Iterator[str]:
         "--block",
         "--node-ip-address=127.0.0.1",
         f"--port={port}",
-        f"--ray-client-server-port={_free_port()}",
         "--num-cpus=2",
         "--include-dashboard=false",
         "--disable-usage-stats",
