@@ -14,9 +14,17 @@ DEMO_GSI := suites/demo-GSI-easy
 
 .PHONY: demo test lint check bench clean
 
+# The demo needs the package only; the tests, linters and benchmarks also need the dev
+# tools and the optional extras (Ray, Inspect AI), which are installed on top of it.
+DEV := $(VENV)/.dev-installed
+
 $(BIN)/oracle-gen: pyproject.toml
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install --quiet --upgrade pip
+	$(BIN)/python -m pip install --quiet -e .
+	@touch $@
+
+$(DEV): $(BIN)/oracle-gen
 	$(BIN)/python -m pip install --quiet -e '.[dev]'
 	@touch $@
 
@@ -46,17 +54,17 @@ demo: $(BIN)/oracle-gen
 
 # Two worker processes (the CI machines have 2 cores), each test file whole on one of
 # them, so a module's fixtures (a Ray head, a generated suite) are built once.
-test: $(BIN)/oracle-gen
+test: $(DEV)
 	$(BIN)/python -m pytest -q -n 2 --dist loadfile
 
-lint: $(BIN)/oracle-gen
+lint: $(DEV)
 	$(BIN)/ruff check .
 	$(BIN)/ruff format --check .
 	$(BIN)/mypy
 
 check: lint test
 
-bench: $(BIN)/oracle-gen
+bench: $(DEV)
 	$(BIN)/python benchmarks/sandbox/bench_roundtrip.py
 	$(BIN)/python benchmarks/dfa/bench_sampler.py
 	$(BIN)/python benchmarks/dfa/bench_learners.py
