@@ -37,6 +37,7 @@ from oracle_bench.rng import rng_for
 if TYPE_CHECKING:
     from blackboxes.box import BoxInfo, SuiteInfo
     from blackboxes.store import Box
+    from evaluator.executors import SuiteContext
     from evaluator.kinds import EpisodeKind
     from evaluator.llm_agents import LlmAgentSettings
     from evaluator.spec import TurnShot
@@ -46,31 +47,6 @@ __all__ = ["TEXT_AGENT", "BoxDataset", "BoxItem", "EpisodeStep", "TextEpisode", 
 
 TEXT_AGENT = "text:policy"
 """The agent name recorded for episodes played through :class:`TextEpisode`."""
-
-
-@dataclass(frozen=True)
-class _Job:
-    box_id: str
-    agent: str
-    repetition: int
-
-
-@dataclass(frozen=True)
-class _Context:
-    """The :class:`~evaluator.kinds.RunContext` of one dataset (no folder, no budget)."""
-
-    suite: SuiteInfo
-    boxes: list[Box]
-    seed: int
-    repeats: int
-    limits: SandboxLimits | None
-    llm_names: frozenset[str]
-    llm: LlmAgentSettings | None = None
-
-    def llm_settings(self) -> LlmAgentSettings:
-        from evaluator.llm_agents import LlmAgentSettings
-
-        return self.llm if self.llm is not None else LlmAgentSettings()
 
 
 class BoxDataset(Sequence["BoxItem"]):
@@ -148,10 +124,11 @@ class BoxDataset(Sequence["BoxItem"]):
         rng_for(self.seed, "dataset-order", self.suite.name, epoch).shuffle(indices)
         return indices
 
-    def _context(self, agent: str, llm: LlmAgentSettings | None) -> _Context:
+    def _context(self, agent: str, llm: LlmAgentSettings | None) -> SuiteContext:
+        from evaluator.executors import SuiteContext
         from evaluator.llm_agents import is_llm_agent
 
-        return _Context(
+        return SuiteContext(
             suite=self.suite,
             boxes=self._boxes,
             seed=self.seed,
@@ -185,6 +162,7 @@ class BoxItem:
         A box that cannot start gives a failed record, as in a run."""
         from evaluator.failures import cause_of
         from evaluator.llm_agents import check_llm_agent, is_llm_agent
+        from evaluator.runner import EpisodeJob
         from oracle_bench.errors import OracleBenchError
         from sandbox import SandboxLimits, SandboxWorker
 
@@ -195,7 +173,7 @@ class BoxItem:
             check_llm_agent(agent, llm if llm is not None else LlmAgentSettings())
         else:
             agent = data.kind.check_agent_name(agent)
-        job = _Job(self.box_id, agent, self.repetition)
+        job = EpisodeJob(self.box_id, agent, self.repetition)
         run = data.kind.start(data._context(agent, llm), data.settings)
         limits = data.limits if data.limits is not None else SandboxLimits()
         try:

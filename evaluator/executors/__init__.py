@@ -15,6 +15,7 @@ from evaluator.executors._base import (
     Executor,
     ExecutorFactory,
     Played,
+    SuiteContext,
 )
 from evaluator.executors._episode import play_job
 from evaluator.executors._registry import executor_names, make_executor, register_executor
@@ -27,6 +28,7 @@ __all__ = [
     "Executor",
     "ExecutorFactory",
     "Played",
+    "SuiteContext",
     "current_executor",
     "executor_names",
     "make_executor",

@@ -14,6 +14,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Literal, Protocol
 
 if TYPE_CHECKING:
+    from blackboxes.box import SuiteInfo
     from blackboxes.store import Box
     from evaluator._schedule import ScheduleResult
     from evaluator.kinds import EpisodeKind, KindRun, RunContext
@@ -28,8 +29,29 @@ __all__ = [
     "Executor",
     "ExecutorFactory",
     "Played",
+    "SuiteContext",
     "check_option_names",
 ]
+
+
+@dataclass(frozen=True)
+class SuiteContext:
+    """A :class:`~evaluator.kinds.RunContext` held as plain values: what a kind's run
+    needs away from the runner (a Ray task on a worker node, a dataset item)."""
+
+    suite: SuiteInfo
+    boxes: list[Box]
+    seed: int
+    repeats: int
+    limits: SandboxLimits | None
+    llm_names: frozenset[str]
+    llm: LlmAgentSettings | None = None
+    """The LLM agents' settings (None: the defaults)."""
+
+    def llm_settings(self) -> LlmAgentSettings:
+        from evaluator.llm_agents import LlmAgentSettings
+
+        return self.llm if self.llm is not None else LlmAgentSettings()
 
 
 @dataclass(frozen=True)

@@ -26,6 +26,7 @@ from typing import TYPE_CHECKING, Any
 
 from evaluator._pool import BoxWorkerPool, start_sandbox_worker
 from evaluator._starts import BoxStarts
+from evaluator.executors._base import SuiteContext
 from evaluator.executors._episode import play_job
 
 if TYPE_CHECKING:
@@ -115,26 +116,6 @@ def _set(values: Mapping[str, str | None]) -> None:
             os.environ[name] = value
 
 
-@dataclass(frozen=True)
-class _TaskContext:
-    """The kind's :class:`~evaluator.kinds.RunContext` on a worker node: one box."""
-
-    suite: SuiteInfo
-    boxes: list[Box]
-    seed: int
-    repeats: int
-    limits: SandboxLimits | None
-    llm_names: frozenset[str]
-    settings: LlmAgentSettings | None
-
-    def llm_settings(self) -> LlmAgentSettings:
-        from oracle_bench.errors import UsageError
-
-        if self.settings is None:
-            raise UsageError("no LLM settings")
-        return self.settings
-
-
 _LOCK = threading.Lock()
 _CURRENT: tuple[str, BoxWorkerPool, BoxStarts] | None = None
 
@@ -184,14 +165,14 @@ def _play(
 ) -> dict[str, Any]:
     from evaluator.kinds import get_kind
 
-    context = _TaskContext(
+    context = SuiteContext(
         suite=shared.suite,
         boxes=[box],
         seed=shared.seed,
         repeats=shared.repeats,
         limits=shared.limits,
         llm_names=shared.llm_names,
-        settings=llm,
+        llm=llm,
     )
     kind_run = get_kind(shared.kind).start(context, shared.kind_settings)
     pool, starts = _sandboxes(shared)

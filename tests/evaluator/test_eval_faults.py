@@ -26,10 +26,11 @@ MODEL = "openai/test-model"
 CALLS = 2 + 8  # 2@1: two queries, then one answer per held-out item (ERI has 8)
 
 
-def _script() -> list[dict[str, Any]]:
-    """One episode of 2@1 in tool calls (explicit ids: trajectories stay byte-comparable)."""
+def tool_script(label: str = "fault-test") -> list[dict[str, Any]]:
+    """One episode of 2@1 in tool calls (explicit ids: trajectories stay byte-comparable),
+    its two queries drawn from ``label``."""
     eri = get_family("ERI")
-    rng = rng_for(0, "fault-test")
+    rng = rng_for(0, label)
     queries = [eri.format_query(eri.random_query(rng)) for _ in range(2)]
     lines = [
         {"tool_calls": [{"id": f"q{i}", "name": "query", "arguments": {"input": q}}]}
@@ -49,7 +50,7 @@ def suite_dir(tmp_path_factory: pytest.TempPathFactory, suite_builder: Any) -> P
 
 @pytest.fixture
 def server() -> Iterator[LoopbackServer]:
-    with LoopbackServer(_script(), per_conversation=True) as s:
+    with LoopbackServer(tool_script(), per_conversation=True) as s:
         yield s
 
 

@@ -27,7 +27,6 @@ import pytest
 
 ray = pytest.importorskip("ray")
 
-from blackboxes.families import get_family  # noqa: E402
 from evaluator.cli import main as eval_main  # noqa: E402
 from evaluator.llm_agents import LlmAgentSettings  # noqa: E402
 from evaluator.runner import (  # noqa: E402
@@ -39,10 +38,10 @@ from evaluator.runner import (  # noqa: E402
 )
 from evaluator.spec import TurnShot  # noqa: E402
 from generator.cli import main as gen_main  # noqa: E402
-from oracle_bench.rng import rng_for  # noqa: E402
 from providers import RetryPolicy  # noqa: E402
 from providers.loopback import LoopbackServer  # noqa: E402
 from tests.evaluator._inspect_script import INSPECT_WARNINGS  # noqa: E402
+from tests.evaluator.test_eval_faults import tool_script  # noqa: E402
 
 # The last test runs an Inspect task: Inspect's own warnings are not errors here.
 pytestmark = INSPECT_WARNINGS
@@ -233,22 +232,6 @@ def test_ctrl_c_cancels_the_tasks_in_flight_and_a_rerun_finishes(
     assert _run_files(out) == _run_files(tmp_path / "local")
 
 
-def _script() -> list[dict[str, Any]]:
-    """One 2@1 episode in tool calls (explicit ids: byte-comparable trajectories)."""
-    eri = get_family("ERI")
-    rng = rng_for(0, "ray-test")
-    queries = [eri.format_query(eri.random_query(rng)) for _ in range(2)]
-    lines = [
-        {"tool_calls": [{"id": f"q{i}", "name": "query", "arguments": {"input": q}}]}
-        for i, q in enumerate(queries)
-    ]
-    lines += [
-        {"tool_calls": [{"id": f"a{i}", "name": "answer", "arguments": {"output": str(i % 3)}}]}
-        for i in range(8)
-    ]
-    return lines
-
-
 def test_llm_agent_budget_cache_and_events_hold_across_nodes(
     ray_driver: str, suites: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -257,7 +240,7 @@ def test_llm_agent_budget_cache_and_events_hold_across_nodes(
     prices["models"] = {MODEL: {"input": 1.0, "output": 4.0, "cache_read": 0.5, "cache_write": 1}}
     (tmp_path / "prices.json").write_text(json.dumps(prices))
     monkeypatch.setenv("ORACLE_BENCH_PRICING", str(tmp_path / "prices.json"))
-    with LoopbackServer(_script(), per_conversation=True) as server:
+    with LoopbackServer(tool_script("ray-test"), per_conversation=True) as server:
         llm = LlmAgentSettings(
             base_url=server.openai_base_url,
             retry=RetryPolicy(max_attempts=4, initial=0.01, max_wait=0.05),
