@@ -74,6 +74,7 @@ bench: $(DEV)
 	$(BIN)/python benchmarks/eval/bench_concurrency.py
 	$(BIN)/python benchmarks/eval/bench_ray.py
 	$(BIN)/python benchmarks/llm/bench_inspect.py
+	$(BIN)/python benchmarks/eval/bench_spaces.py
 	$(BIN)/python benchmarks/cli/bench_startup.py
 
 clean:

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import math
 import random
-import time
 from collections import Counter
 from itertools import product
 from typing import Any
@@ -235,18 +234,16 @@ def test_mixture_view() -> None:
     assert mix.predictive("HELLO").prob(rule("HELLO")) == pytest.approx(1.0)
 
 
-def test_easy_mixture_predictive_is_fast() -> None:
+def test_easy_mixture_predictive_entropies_are_non_negative() -> None:
+    # Its speed is measured in benchmarks/eval/bench_spaces.py, not here.
     rng = random.Random(0)
     pool = ERI.query_pool(rng, "easy", 30)
     rule = ERI.sample_rule(random.Random(7), "easy", "substitution")
     mix = ERI.version_space("easy")
     for x in ("HELLO WORLD", "AB"):
         mix = mix.observe(x, rule(x))
-    start = time.perf_counter()
     entropies = [mix.predictive(x).entropy for x in pool]
-    per_candidate = (time.perf_counter() - start) / len(pool)
-    assert per_candidate < 0.01
-    assert all(h >= 0.0 for h in entropies)
+    assert len(entropies) == 30 and all(h >= 0.0 for h in entropies)
 
 
 def test_adaptive_pool_beats_fixed_plan() -> None:

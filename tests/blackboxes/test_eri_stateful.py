@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import math
 import random
-import time
 from collections import Counter
 from collections.abc import Callable, Sequence
 from functools import partial
@@ -401,15 +400,19 @@ def test_hostile_outputs_empty_the_space(kind: CipherKind) -> None:
 
 
 @pytest.mark.parametrize("kind", KINDS, ids=IDS)
-def test_predictive_is_fast(kind: CipherKind) -> None:
+def test_predictive_of_a_fresh_space_is_a_distribution(kind: CipherKind) -> None:
+    # Its speed is measured in benchmarks/eval/bench_spaces.py, not here.
     rng = random.Random(0)
     pool = [_random_query(rng) for _ in range(32)] + ["A" * 32, "AB" * 16]
-    start = time.perf_counter()
     for x in pool:
         space = kind.space()  # fresh: nothing memoised
-        assert space.predictive(x).entropy >= 0.0
-        space.predictive(x).top(3)
-    assert (time.perf_counter() - start) / len(pool) < 0.02
+        pred = space.predictive(x)
+        assert pred.entropy >= 0.0
+        top = pred.top(3)
+        assert 1 <= len(top) <= 3
+        probs = [pred.prob(y) for y in top]
+        assert all(p > 0.0 for p in probs) and probs == sorted(probs, reverse=True)
+        assert sum(probs) <= 1.0 + 1e-9
 
 
 @pytest.mark.parametrize("kind", KINDS, ids=IDS)

@@ -236,7 +236,7 @@ def test_wall_clock_timeout_kills_the_process_group(hooked: Hooked, host_guard: 
     with hooked("unrestricted")(PROBES, limits=limits, require=LOOSE) as worker:
         started = time.monotonic()
         result = worker.call("sleep", 30)
-        assert time.monotonic() - started < 3
+        assert time.monotonic() - started < 20  # the 0.5 s limit, not the 30 s sleep
         assert result == CallResult(None, CallError(ErrorKind.TIMEOUT, "time limit exceeded"))
         assert worker.call("other").value == "normal"
 

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import random
 import re
-import time
 from typing import Any
 
 import pytest
@@ -230,7 +229,6 @@ def test_hostile_text_is_a_one_line_error_or_a_canonical_value(name: str) -> Non
     params = MEDIUM[name]
     for text in HOSTILE:
         for parse in (kind.parse_probe, kind.parse_answer):
-            start = time.perf_counter()
             try:
                 value = parse(params, text)
             except PuzzleError as err:
@@ -242,7 +240,6 @@ def test_hostile_text_is_a_one_line_error_or_a_canonical_value(name: str) -> Non
                     )
             else:
                 assert parse(params, value) == value
-            assert time.perf_counter() - start < 0.5, (name, text[:20])
     for thing in (None, 42, b"42", ["42"]):
         with pytest.raises(PuzzleError, match="must be text"):
             kind.parse_probe(params, thing)  # type: ignore[arg-type]
