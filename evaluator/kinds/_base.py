@@ -18,6 +18,7 @@ if TYPE_CHECKING:
 
     from blackboxes.box import SuiteInfo
     from blackboxes.store import Box
+    from evaluator.analysis import EpisodeAnalysis, Figure
     from evaluator.failures import FailureCause
     from evaluator.human import PlayIO
     from evaluator.llm_agents import LlmAgentSettings
@@ -299,6 +300,26 @@ class EpisodeKind(ABC):
     @abstractmethod
     def warnings(self, summary: KindSummary) -> list[str]:
         """Lines worth a warning under the tables (failed episodes first)."""
+
+    # -- analysis ------------------------------------------------------------
+    reference_agent: ClassVar[str] = "adaptive"
+    """The agent whose information on the same box and repetition is efficiency's
+    denominator (the greedy/adaptive baseline of the kind)."""
+    baseline_tiers: ClassVar[Mapping[str, int]] = {"random": 1, "fixed": 2, "adaptive": 3}
+    """The exploration tier each baseline agent must get: what the tier classifier is
+    validated on (:mod:`evaluator.analysis.tiers`)."""
+
+    def analyse(self, record: Any) -> EpisodeAnalysis:
+        """One record as the kind-independent :class:`~evaluator.analysis.EpisodeAnalysis`
+        (steps, answers, information, conversation) that tiers, figures, comparisons and
+        the trajectory viewer read."""
+        raise TypeError(f"the {self.title} kind does not implement analyse()")
+
+    def figures(self, analyses: Sequence[EpisodeAnalysis], records: Sequence[Any]) -> list[Figure]:
+        """Figures of this kind's own (DFA: the automata paper's), from one run's
+        analyses and the records they came from (parallel); the generic report draws the
+        rest. Default: none."""
+        return []
 
     # -- people --------------------------------------------------------------
     @abstractmethod
