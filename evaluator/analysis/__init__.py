@@ -6,6 +6,7 @@ Every kind turns its trajectories into :class:`EpisodeAnalysis` values
 
 from __future__ import annotations
 
+from evaluator.analysis._conversation import conversation_of
 from evaluator.analysis._model import (
     AnswerView,
     ConversationMessage,
@@ -22,4 +23,5 @@ __all__ = [
     "Figure",
     "Series",
     "StepView",
+    "conversation_of",
 ]
