@@ -24,6 +24,8 @@ __all__ = [
     "parse_context",
     "parse_feedback",
     "parse_spec",
+    "parse_spec_list",
+    "split_spec_list",
 ]
 
 FeedbackMode = Literal["instant", "deferred"]
@@ -81,12 +83,42 @@ def parse_spec(text: str) -> TurnShot:
     return TurnShot(turns=turns, shots=shots)
 
 
+def split_spec_list(text: str) -> list[str]:
+    """A sweep's specs, each as text: ``"1,2,5@1"`` -> ``["1@1", "2@1", "5@1"]``.
+
+    The comma-separated parts are specs; a part without ``@`` (bare TURNS) takes the SHOTS
+    of the next part that has them, so ``"10,20@2,5@1"`` is ``10@2, 20@2, 5@1``. Nothing
+    is validated here: a part left without SHOTS stays as it is, for :func:`parse_spec`
+    to refuse with its own message."""
+    parts = [part.strip() for part in str(text).split(",")]
+    shots: str | None = None
+    out: list[str] = []
+    for part in reversed(parts):
+        if "@" in part:
+            shots = part.split("@", 1)[1].strip()
+            out.append(part)
+        else:
+            out.append(part if shots is None or not part else f"{part}@{shots}")
+    return out[::-1]
+
+
+def parse_spec_list(text: str) -> tuple[TurnShot, ...]:
+    """Parse a sweep of specs (:func:`split_spec_list`): ``"1,2,5,10,20@1"``; a spec listed
+    twice, like any bad one, is a :class:`UsageError`."""
+    specs = tuple(parse_spec(part) for part in split_spec_list(text))
+    twice = sorted({str(s) for s in specs if specs.count(s) > 1})
+    if twice:
+        raise UsageError(f"invalid spec {text!r}: {', '.join(twice)} listed twice")
+    return specs
+
+
 def check_spec_tokens(tokens: list[str]) -> None:
-    """Parse every command-line token that looks like a negative spec (``-1@1``): argparse
-    would take it for an unknown option; it is the bad spec it is (:class:`UsageError`)."""
+    """Parse every command-line token that looks like a negative spec (``-1@1``,
+    ``-1,2@1``): argparse would take it for an unknown option; it is the bad spec it is
+    (:class:`UsageError`)."""
     for token in tokens:
         if token.startswith("-") and "@" in token and token[1:2].isdigit():
-            parse_spec(token)
+            parse_spec_list(token)
 
 
 def parse_feedback(text: str) -> FeedbackMode:
@@ -105,6 +137,8 @@ SPEC_OPTION = KindOption(
     help="the budget: TURNS exploration turns, then SHOTS attempts per held-out item, "
     "e.g. 10@1 or 20@2",
     commands=frozenset({"eval", "play"}),
+    sweep=True,
+    sweep_split=split_spec_list,
 )
 """The turn@shot budget, shared by the kinds whose budget it is."""
 

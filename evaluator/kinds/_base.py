@@ -64,6 +64,11 @@ class KindOption:
     refused: bool = True
     """False: kinds that do not take it ignore it instead of refusing it (a setting the
     LLM agents also read, such as ``--max-reasks``)."""
+    sweep: bool = False
+    """True: ``oracle-eval`` also takes a comma list of values (``1,2,4``), one run per
+    value (a sweep: the success-vs-budget curve)."""
+    sweep_split: Callable[[str], list[str]] | None = None
+    """How a sweep's text splits into its values' texts (None: at the commas)."""
 
     @property
     def positional(self) -> bool:

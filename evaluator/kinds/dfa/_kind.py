@@ -69,6 +69,7 @@ BUDGET_FACTOR_OPTION = KindOption(
     help=f"budget = F x min(L*, TTT) calls (default: {DEFAULT_BUDGET_FACTOR:g})",
     commands=frozenset({"eval", "play"}),
     parse=_number,
+    sweep=True,
 )
 
 
