@@ -134,6 +134,8 @@ class Series(_Model):
     low: list[float | None] | None = None
     """The lower end of each point's 95% interval (None: no band)."""
     high: list[float | None] | None = None
+    guide: bool = False
+    """A guide line rather than data (a bound, a mean, a marker): drawn dashed and grey."""
 
 
 class Figure(_Model):
