@@ -647,11 +647,13 @@ def test_episode_invariants_against_brute_force(
 
 
 def test_dfa_agent_registry() -> None:
-    assert dfa_agent_names() == ["kv", "lstar", "ttt"]
+    assert dfa_agent_names() == ["fixed", "kv", "lstar", "random", "ttt"]
     assert check_dfa_agent_name("ttt") == "ttt"
     with pytest.raises(UnknownNameError) as info:
-        check_dfa_agent_name("random")
-    assert str(info.value) == "unknown DFA agent 'random'; available: kv, lstar, ttt"
+        check_dfa_agent_name("adaptive")
+    assert str(info.value) == (
+        "unknown DFA agent 'adaptive'; available: fixed, kv, lstar, random, ttt"
+    )
     with pytest.raises(ValueError, match="registered twice"):
         register_dfa_agent("ttt")(lambda ctx: TextAgent([]))
 

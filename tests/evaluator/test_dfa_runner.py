@@ -358,7 +358,10 @@ def test_cli_errors_are_one_line_exit_2(
     eri = suite_builder(tmp_path, n=1, seed=1, name="eri-one")
     dfa = ["--suite", str(dfa_suite), "--out", str(tmp_path / "o")]
     cases = [
-        ([*dfa, "--agent", "random"], "unknown DFA agent 'random'; available: kv, lstar, ttt"),
+        (
+            [*dfa, "--agent", "adaptive"],
+            "unknown DFA agent 'adaptive'; available: fixed, kv, lstar, random, ttt",
+        ),
         (["10@1", *dfa], "is a DFA suite: it takes no SPEC"),
         ([*dfa, "--feedback", "deferred"], "--feedback does not apply"),
         ([*dfa, "--budget-factor", "0"], "invalid budget factor 0.0: must be > 0"),

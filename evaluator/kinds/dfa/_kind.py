@@ -33,6 +33,7 @@ if TYPE_CHECKING:
     from rich.table import Table
 
     from blackboxes.box import SuiteInfo
+    from evaluator.analysis import EpisodeAnalysis, Figure
     from evaluator.kinds.dfa.metrics import DfaEpisodeMetrics
     from evaluator.kinds.dfa.summary import DfaSummary
     from evaluator.kinds.dfa.trajectory import DfaTrajectory
@@ -143,14 +144,15 @@ class DfaKind(EpisodeKind):
         BUCKETS_OPTION,
         SIMILARITY_LEN_OPTION,
     )
-    default_agents: ClassVar[tuple[str, ...]] = ("lstar", "kv", "ttt")
+    default_agents: ClassVar[tuple[str, ...]] = ("lstar", "kv", "ttt", "random", "fixed")
     legacy_marker: ClassVar[str | None] = "budget_factor"
     eval_help: ClassVar[str] = (
         "DFA suites (oracle-gen --category DFA) take no SPEC: each episode is membership and "
         "equivalence queries until an equivalence query is accepted or the budget is spent. "
         f"The budget is --budget-factor (default {DEFAULT_BUDGET_FACTOR:g}) times the box's "
         "reference cost, min(L*, TTT), rounded half up; invalid calls are free. DFA agents: "
-        "lstar, kv, ttt (the default). Results go to "
+        "the learners lstar, kv, ttt and the feedback-blind baselines random and fixed (all "
+        "five by default). Results go to "
         "runs/<suite name>-<tag>/dfa-x<F>-seed<SEED>; the summary groups boxes by state "
         f"count with --buckets (default {format_buckets(DEFAULT_BUCKETS)})."
     )
@@ -225,9 +227,9 @@ class DfaKind(EpisodeKind):
         save_dfa_trajectory(record, path)
 
     def score(self, record: DfaTrajectory) -> float | None:
-        if record.status != "completed":
-            return None
-        return 1.0 if record.success else 0.0
+        from evaluator.kinds.dfa.analysis import dfa_score
+
+        return dfa_score(record)
 
     # -- reports -------------------------------------------------------------
     def settings_of_manifest(self, arguments: Mapping[str, Any], path: Path) -> DfaSettings:
@@ -307,6 +309,29 @@ class DfaKind(EpisodeKind):
         from evaluator.failures import failure_warnings
 
         return failure_warnings(summary.failures, summary.excluded_boxes)
+
+    # -- analysis ------------------------------------------------------------
+    reference_agent: ClassVar[str] = "ttt"
+    """TTT: the paper measures efficiency as tool calls relative to TTT, and its
+    information is complete whenever the budget covers its own cost, which at budget
+    factor 1 holds on nearly every box (L* is the cheaper learner on few of them)."""
+    baseline_tiers: ClassVar[Mapping[str, int]] = {
+        "random": 1,
+        "fixed": 2,
+        "lstar": 3,
+        "kv": 3,
+        "ttt": 3,
+    }
+
+    def analyse(self, record: DfaTrajectory) -> EpisodeAnalysis:
+        from evaluator.kinds.dfa.analysis import analyse_dfa
+
+        return analyse_dfa(record)
+
+    def figures(self, analyses: Sequence[EpisodeAnalysis], records: Sequence[Any]) -> list[Figure]:
+        from evaluator.kinds.dfa.figures import dfa_figures
+
+        return dfa_figures(analyses, records)
 
     # -- people --------------------------------------------------------------
     def play_human(self, play: HumanPlay, settings: DfaSettings) -> PlayedEpisode:
