@@ -25,6 +25,10 @@ recording-safe stand-in. Every call is checked against and charged to the run's
 :class:`~evaluator.usage.RunBudget` and recorded as an :class:`~evaluator.usage.LlmCallRecord`.
 ``ProviderError`` and ``BudgetExhausted`` propagate: the protocols record the first as a
 failed episode, the runner handles the second.
+
+Every agent keeps its episode's :class:`~evaluator.conversation.ConversationLog` (each
+message once; each call record says which it sent), which the protocols copy into the
+trajectory: :func:`evaluator.conversation.messages_sent` rebuilds what any call sent.
 """
 
 from __future__ import annotations
@@ -41,7 +45,8 @@ from evaluator._llm_text import (
     unusable_arguments,
 )
 from evaluator._starts import before_model_call
-from evaluator.usage import CallPhase, LlmCallRecord, RunBudget
+from evaluator.conversation import ConversationLog, ConversationRecorder
+from evaluator.usage import CallPhase, LlmCallRecord, RunBudget, Span
 from oracle_bench.bounded import BoundsError, check_text, recordable, recordable_text
 from oracle_bench.errors import UsageError
 from providers import (
@@ -209,7 +214,10 @@ def object_schema(properties: dict[str, Any]) -> dict[str, Any]:
     }
 
 
-def call_record(phase: CallPhase, turn: int | None, reply: Reply) -> LlmCallRecord:
+def call_record(
+    phase: CallPhase, turn: int | None, reply: Reply, sent: list[Span] | None = None
+) -> LlmCallRecord:
+    """The record of one call: its reply, usage and (``sent``) the messages it sent."""
     usage = reply.usage
     return LlmCallRecord(
         phase=phase,
@@ -228,6 +236,7 @@ def call_record(phase: CallPhase, turn: int | None, reply: Reply) -> LlmCallReco
         cost_usd=reply.cost_usd,
         retries=reply.retries,
         cached=reply.cached,
+        sent=sent,
     )
 
 
@@ -266,10 +275,15 @@ class LlmAgentBase:
         self._shared = False
         self._calls: list[LlmCallRecord] = []
         self._notes: list[str] = []
+        self._recorder = ConversationRecorder()
 
     # -- ReportsUsage ----------------------------------------------------------
     def llm_calls(self) -> list[LlmCallRecord]:
         return list(self._calls)
+
+    def conversation(self) -> ConversationLog | None:
+        """What the model saw so far, each message once (None before the first call)."""
+        return self._recorder.log()
 
     def notes(self) -> list[str]:
         return list(self._notes)
@@ -297,8 +311,10 @@ class LlmAgentBase:
             shared = pool.get(self.name, self.settings) if pool is not None else None
             self._shared = shared is not None
             self._provider = shared if shared is not None else _create(self.name, self.settings)
+        sent = self._recorder.sent(messages)
         reply = self._provider.complete(messages, tools=tools, tool_choice=None)
-        record = call_record(phase, turn, reply)
+        record = call_record(phase, turn, reply, sent)
+        self._recorder.replied(len(self._calls), assistant_message(reply))
         self._calls.append(record)
         if budget is not None:
             budget.charge(record)

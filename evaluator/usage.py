@@ -2,9 +2,10 @@
 
 An LLM agent records one :class:`LlmCallRecord` per provider call (re-asks included); the
 episode protocols copy them into the trajectory with their :class:`UsageTotals`, so
-tokens and dollars are recomputable from trajectories alone. Latency is wall-clock and
-stays out of trajectories (which are byte-identical for the same seed and script); the
-run manifest keeps timing.
+tokens and dollars are recomputable from trajectories alone. Each record also says which
+messages of the episode's conversation (:mod:`evaluator.conversation`) the call sent.
+Latency is wall-clock and stays out of trajectories (which are byte-identical for the
+same seed and script); the run manifest keeps timing.
 
 :class:`RunBudget` is shared by every agent of a run: ``--max-cost``/``--max-tokens``
 are checked before each call and charged after it. Once spent, the next call raises
@@ -19,7 +20,7 @@ import threading
 from collections.abc import Iterable
 from typing import Any, Literal, Protocol, runtime_checkable
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, NonNegativeInt
 
 from oracle_bench.errors import UsageError
 
@@ -28,6 +29,7 @@ __all__ = [
     "LlmCallRecord",
     "ReportsUsage",
     "RunBudget",
+    "Span",
     "UsageTotals",
     "agent_llm_calls",
     "check_priced",
@@ -35,6 +37,13 @@ __all__ = [
 ]
 
 CallPhase = Literal["explore", "answer", "reask", "play"]
+
+Span = tuple[NonNegativeInt, NonNegativeInt]
+"""A half-open range ``[start, end)`` of a conversation's messages."""
+
+
+def _absent(value: object) -> bool:
+    return value is None
 
 
 class _Model(BaseModel):
@@ -67,6 +76,10 @@ class LlmCallRecord(_Model):
     cached: bool = False
     """Served from the run's call cache (a resumed episode): paid once, by the run that
     was cut off, not again."""
+    sent: list[Span] | None = Field(default=None, exclude_if=_absent)
+    """The messages the call sent: ranges of the trajectory's ``conversation.messages``,
+    in order, after its system prompt (see :mod:`evaluator.conversation`). Absent in
+    records written before conversations were kept."""
 
     @property
     def tokens(self) -> int:

@@ -8,11 +8,24 @@ from evaluator.analysis._model import ConversationMessage
 
 __all__ = ["conversation_of"]
 
+_FIELDS = ("role", "content", "tool_calls", "call")
+
 
 def conversation_of(record: Any) -> list[ConversationMessage] | None:
     """The messages of ``record``'s conversation, in order, the system prompt first;
-    None for a record that holds none (agents that call no model)."""
+    None for a record that holds none (agents that call no model).
+
+    Each distinct message appears once, in the order it first appeared (see
+    :mod:`evaluator.conversation`; what one call sent is
+    :func:`evaluator.conversation.messages_sent`)."""
     stored = getattr(record, "conversation", None)
     if stored is None:
         return None
-    return list(stored.messages)
+    out: list[ConversationMessage] = []
+    if stored.system is not None:
+        out.append(ConversationMessage(role="system", content=stored.system))
+    for message in stored.messages:
+        # The record's messages carry more (tool call ids, reasoning blocks) than the
+        # analysis view; keep the view's own fields only.
+        out.append(ConversationMessage(**{f: getattr(message, f) for f in _FIELDS}))
+    return out

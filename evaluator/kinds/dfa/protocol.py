@@ -54,6 +54,7 @@ from blackboxes.automata.submission import (
 from blackboxes.box import DfaBaselineCost
 from blackboxes.store import Box
 from evaluator.box_env import CallResultLike
+from evaluator.conversation import agent_conversation
 from evaluator.failures import FailureCause, cause_of
 from evaluator.kinds.dfa._defaults import DEFAULT_BUDGET_FACTOR
 from evaluator.kinds.dfa.trajectory import DfaCall, DfaTrajectory, round_half_up
@@ -937,6 +938,7 @@ def run_dfa_episode(
         **header,
         llm_calls=calls,
         usage=totals_of(calls) if calls else None,
+        conversation=agent_conversation(agent),
         sandbox_layers=sorted(sandbox_layers),
         calls=list(env.calls),
         success=env.success,

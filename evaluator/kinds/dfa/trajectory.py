@@ -15,6 +15,7 @@ from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 from blackboxes.automata.dfa import DFA
 from blackboxes.box import DfaBaselineCost
+from evaluator.conversation import ConversationLog, check_conversation
 from evaluator.failures import FailureCause, fill_failure
 from evaluator.records import EpisodeStatus, read_record
 from evaluator.usage import LlmCallRecord, UsageTotals
@@ -77,6 +78,10 @@ class DfaCall(_Model):
         return None if self.hypothesis is None else DFA.from_table(self.hypothesis)
 
 
+def _no_conversation(value: object) -> bool:
+    return value is None
+
+
 class DfaTrajectory(_Model):
     """One agent's episode on one DFA box."""
 
@@ -118,6 +123,9 @@ class DfaTrajectory(_Model):
     """Every provider call of an LLM agent, re-asks included ([] for other agents)."""
     usage: UsageTotals | None = None
     """The sums of ``llm_calls``; None for agents that call no model."""
+    conversation: ConversationLog | None = Field(default=None, exclude_if=_no_conversation)
+    """What an LLM agent's model saw, each message once (see
+    :mod:`evaluator.conversation`); absent for agents that call no model."""
     settings: dict[str, Any] = Field(default_factory=dict)
     """Run settings that shaped the episode beyond this header, by flag (e.g.
     ``--invalid-turns``; for LLM agents ``--protocol``, ``--history``, ``--model-option``):
@@ -133,6 +141,7 @@ class DfaTrajectory(_Model):
     def _consistent(self) -> DfaTrajectory:
         """The scores are those of the record itself: counts, success and cost that its
         calls contradict make the file corrupt, not a result."""
+        check_conversation(self.conversation, self.llm_calls)
         steps = [c.step for c in self.calls if c.step is not None]
         if steps != list(range(1, len(steps) + 1)) or self.queries_used != len(steps):
             raise ValueError(

@@ -38,6 +38,7 @@ from blackboxes.games import (
 )
 from blackboxes.store import Box
 from evaluator.box_env import BoxEnvironment
+from evaluator.conversation import agent_conversation
 from evaluator.failures import BoxFailureError, FailureCause, cause_of
 from evaluator.kinds.game.trajectory import (
     GameRoundRecord,
@@ -387,6 +388,7 @@ class _Episode:
             agent_notes=list(notes()) if callable(notes) else [],
             llm_calls=calls,
             usage=totals_of(calls) if calls else None,
+            conversation=agent_conversation(self.agent),
             status="completed" if completed else "failed",
             error=error,
             failure=failure,

@@ -13,6 +13,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
+from evaluator.conversation import ConversationLog, check_conversation
 from evaluator.failures import FailureCause, fill_failure
 from evaluator.records import EpisodeStatus, read_record
 from evaluator.usage import LlmCallRecord, UsageTotals
@@ -83,6 +84,10 @@ class SettingRecord(_Model):
         return self
 
 
+def _no_conversation(value: object) -> bool:
+    return value is None
+
+
 class GameTrajectory(_Model):
     """One game episode of one agent on one box."""
 
@@ -116,6 +121,9 @@ class GameTrajectory(_Model):
     agent_notes: list[str] = Field(default_factory=list)
     llm_calls: list[LlmCallRecord] = Field(default_factory=list)
     usage: UsageTotals | None = None
+    conversation: ConversationLog | None = Field(default=None, exclude_if=_no_conversation)
+    """What an LLM agent's model saw, each message once (see
+    :mod:`evaluator.conversation`); absent for agents that call no model."""
     settings: dict[str, Any] = Field(default_factory=dict)
     status: EpisodeStatus
     error: str | None = None
@@ -125,6 +133,7 @@ class GameTrajectory(_Model):
 
     @model_validator(mode="after")
     def _consistent(self) -> GameTrajectory:
+        check_conversation(self.conversation, self.llm_calls)
         for s in self.settings_played:
             if len(s.exploration) > self.turns or len(s.evaluation) > self.shots:
                 raise ValueError(f"setting {s.index} has more games than {self.turns}@{self.shots}")

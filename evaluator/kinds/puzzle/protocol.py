@@ -30,6 +30,7 @@ from typing import Any, Literal, Protocol
 from blackboxes.puzzles import PuzzleError, PuzzleKind
 from blackboxes.store import Box
 from evaluator.box_env import BoxEnvironment
+from evaluator.conversation import agent_conversation
 from evaluator.failures import BoxFailureError, FailureCause, cause_of
 from evaluator.kinds.puzzle._agents import (
     check_puzzle_agent_name,
@@ -361,6 +362,7 @@ class _Episode:
             agent_notes=list(notes()) if callable(notes) else [],
             llm_calls=calls,
             usage=totals_of(calls) if calls else None,
+            conversation=agent_conversation(self.agent),
             status="completed" if completed else "failed",
             error=error,
             failure=failure,

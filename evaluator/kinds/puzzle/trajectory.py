@@ -12,6 +12,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
+from evaluator.conversation import ConversationLog, check_conversation
 from evaluator.failures import FailureCause, fill_failure
 from evaluator.records import EpisodeStatus, read_record
 from evaluator.usage import LlmCallRecord, UsageTotals
@@ -86,6 +87,10 @@ class InstanceRecord(_Model):
         return self
 
 
+def _no_conversation(value: object) -> bool:
+    return value is None
+
+
 class PuzzleTrajectory(_Model):
     """One puzzle episode of one agent on one box."""
 
@@ -124,6 +129,9 @@ class PuzzleTrajectory(_Model):
     agent_notes: list[str] = Field(default_factory=list)
     llm_calls: list[LlmCallRecord] = Field(default_factory=list)
     usage: UsageTotals | None = None
+    conversation: ConversationLog | None = Field(default=None, exclude_if=_no_conversation)
+    """What an LLM agent's model saw, each message once (see
+    :mod:`evaluator.conversation`); absent for agents that call no model."""
     settings: dict[str, Any] = Field(default_factory=dict)
     status: EpisodeStatus
     error: str | None = None
@@ -133,6 +141,7 @@ class PuzzleTrajectory(_Model):
 
     @model_validator(mode="after")
     def _consistent(self) -> PuzzleTrajectory:
+        check_conversation(self.conversation, self.llm_calls)
         for inst in self.instances:
             if len(inst.attempts) > self.shots:
                 raise ValueError(f"instance {inst.index} has more than {self.shots} attempt(s)")

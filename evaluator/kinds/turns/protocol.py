@@ -29,6 +29,7 @@ from blackboxes.families import Family
 from blackboxes.store import Box
 from evaluator._solutions import SolutionRunner, program_text
 from evaluator.box_env import BoxEnvironment, CallResultLike
+from evaluator.conversation import agent_conversation
 from evaluator.failures import BoxFailureError, FailureCause, cause_of
 from evaluator.kinds.turns._kind import DEFAULT_MAX_REASKS
 from evaluator.kinds.turns.agents import Agent, Briefing, Observation, Question
@@ -415,6 +416,7 @@ class _Episode:
             agent_notes=notes,
             llm_calls=calls,
             usage=totals_of(calls) if calls else None,
+            conversation=agent_conversation(self.agent),
             status="completed" if completed else "failed",
             error=error,
             failure=None if completed else (failure or "agent"),

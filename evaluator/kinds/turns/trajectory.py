@@ -12,6 +12,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
+from evaluator.conversation import ConversationLog, check_conversation
 from evaluator.failures import FailureCause, fill_failure
 from evaluator.records import EpisodeStatus, read_record
 from evaluator.usage import LlmCallRecord, UsageTotals
@@ -121,6 +122,10 @@ class ItemRecord(_Model):
         return self
 
 
+def _no_conversation(value: object) -> bool:
+    return value is None
+
+
 class Trajectory(_Model):
     """One episode of one agent on one box (DESIGN.md "Evaluation protocol")."""
 
@@ -161,6 +166,9 @@ class Trajectory(_Model):
     """Every provider call of an LLM agent, re-asks included ([] for other agents)."""
     usage: UsageTotals | None = None
     """The sums of ``llm_calls``; None for agents that call no model."""
+    conversation: ConversationLog | None = Field(default=None, exclude_if=_no_conversation)
+    """What an LLM agent's model saw, each message once (see
+    :mod:`evaluator.conversation`); absent for agents that call no model."""
     settings: dict[str, Any] = Field(default_factory=dict)
     """Run settings that shaped the episode beyond this header, by flag (e.g.
     ``--invalid-turns``; for LLM agents ``--protocol``, ``--history``, ``--model-option``):
@@ -177,6 +185,7 @@ class Trajectory(_Model):
     def _consistent(self) -> Trajectory:
         """The scores are those of the record itself: a file whose accuracy or query count
         disagrees with its items or turns is corrupt, not a result."""
+        check_conversation(self.conversation, self.llm_calls)
         answered = sum(t.answered for t in self.turns)
         if self.queries_used != answered:
             raise ValueError(
