@@ -8,7 +8,16 @@ from typing import TYPE_CHECKING
 from oracle_bench._lazy import lazy_exports
 
 if TYPE_CHECKING:
-    from evaluator.api import ReportResult, RunPlan, evaluate, plan_run, report_results
+    from evaluator.api import (
+        ReportResult,
+        RunPlan,
+        SweepResult,
+        evaluate,
+        plan_run,
+        plan_sweep,
+        report_results,
+        sweep,
+    )
     from evaluator.box_env import BoxEnvironment
     from evaluator.dataset import BoxDataset, BoxItem, EpisodeStep, TextEpisode, TextEpisodeError
     from evaluator.kinds import EpisodeKind, get_kind, kind_names, register_kind
@@ -78,7 +87,16 @@ else:
     __getattr__, __dir__ = lazy_exports(
         __name__,
         {
-            "evaluator.api": ("ReportResult", "RunPlan", "evaluate", "plan_run", "report_results"),
+            "evaluator.api": (
+                "ReportResult",
+                "RunPlan",
+                "SweepResult",
+                "evaluate",
+                "plan_run",
+                "plan_sweep",
+                "report_results",
+                "sweep",
+            ),
             "evaluator.box_env": ("BoxEnvironment",),
             "evaluator.dataset": (
                 "BoxDataset",
@@ -222,6 +240,7 @@ __all__ = [
     "RunPlan",
     "RunResult",
     "Summary",
+    "SweepResult",
     "TextEpisode",
     "TextEpisodeError",
     "Trajectory",
@@ -247,6 +266,7 @@ __all__ = [
     "parse_feedback",
     "parse_spec",
     "plan_run",
+    "plan_sweep",
     "register_agent",
     "register_dfa_agent",
     "register_kind",
@@ -256,6 +276,7 @@ __all__ = [
     "save_trajectory",
     "summarise",
     "summarise_dfa",
+    "sweep",
     "trajectory_path",
     "turn_banner",
     "write_dfa_summary",

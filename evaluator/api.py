@@ -4,6 +4,7 @@
 >>> result = evaluate("suites/demo-ERI-easy", spec="10@1")      # the default baselines
 >>> result.summary.groups[0].accuracy                           # doctest: +SKIP
 >>> report_results(result.out_dir).summary                      # recomputed from the files
+>>> sweep("suites/demo-ERI-easy", spec="1,2,5,10,20@1")        # doctest: +SKIP
 
 :func:`plan_run` checks everything a run needs before any work (the suite and its digests,
 the kind's settings, the agent names, the run folder) and returns a :class:`RunPlan`;
@@ -15,7 +16,7 @@ for a missing or tampered suite; an episode's own failure is recorded, never rai
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -33,11 +34,14 @@ if TYPE_CHECKING:
 __all__ = [
     "ReportResult",
     "RunPlan",
+    "SweepResult",
     "check_agent",
     "evaluate",
     "latest_suite",
     "plan_run",
+    "plan_sweep",
     "report_results",
+    "sweep",
 ]
 
 
@@ -239,6 +243,152 @@ def evaluate(
         executor=executor,
         executor_options=executor_options,
     )
+
+
+def plan_sweep(
+    suite: Path | str | None = None,
+    agents: Sequence[str] | None = None,
+    spec: TurnShot | str | Sequence[TurnShot | str] | None = None,
+    *,
+    feedback: str | None = None,
+    seed: int = 0,
+    out: Path | str | None = None,
+    repeats: int = 1,
+    shard: tuple[int, int] | str | None = None,
+    llm: LlmAgentSettings | None = None,
+    **options: Any,
+) -> tuple[RunPlan, ...]:
+    """Check every run of a sweep before any runs; one :class:`RunPlan` per value.
+
+    A sweepable option (``KindOption.sweep``: the turn@shot ``spec``, DFA's
+    ``budget_factor``) given a list, or a text with commas (``"1,2,5,10,20@1"``,
+    ``"1,2,4"``), is swept: one run per value (per combination, if several are), each in
+    its own default run folder, or in ``out/<settings>`` when ``out`` is given. Other
+    arguments as :func:`plan_run`; the same settings twice is a :class:`UsageError`.
+    """
+    from evaluator._kind_cli import sweep_points, sweep_values
+    from evaluator.kinds import all_kinds
+
+    given: dict[str, Any] = {"spec": spec, "feedback": feedback, **options}
+    sweepable = {o.name: o for k in all_kinds() for o in k.options if o.sweep}
+    for name, option in sweepable.items():
+        if given.get(name) is not None:
+            given[name] = sweep_values(option, given[name])
+    points = sweep_points(given)
+    plans: list[RunPlan] = []
+    for point in points:
+        point_spec = point.pop("spec", None)
+        point_feedback = point.pop("feedback", None)
+        plan = plan_run(
+            suite,
+            agents,
+            point_spec,
+            feedback=point_feedback,
+            seed=seed,
+            out=None,
+            repeats=repeats,
+            shard=shard,
+            llm=llm,
+            **point,
+        )
+        if out is not None:
+            folder = Path(out) if len(points) == 1 else Path(out) / plan.out_dir.name
+            plan = replace(plan, out_dir=folder)
+            if folder.exists() and not folder.is_dir():
+                raise UsageError(f"--out {folder} is a file, not a directory")
+        twin = next((p for p in plans if p.out_dir == plan.out_dir), None)
+        if twin is not None:
+            raise UsageError(f"the sweep lists the same settings twice ({twin.label})")
+        plans.append(plan)
+        suite = plan.suite_dir  # the runs of a sweep share one suite, even the latest
+    return tuple(plans)
+
+
+@dataclass(frozen=True)
+class SweepResult:
+    """The runs of a sweep (:func:`sweep`), in the order of its values."""
+
+    plans: tuple[RunPlan, ...]
+    results: tuple[RunResult, ...]
+    """The runs played: fewer than ``plans`` when a budget stopped one (the sweep stops
+    there; rerun to resume)."""
+
+    @property
+    def stopped(self) -> bool:
+        return len(self.results) < len(self.plans) or any(
+            r.manifest.stopped is not None for r in self.results
+        )
+
+
+def sweep(
+    suite: Path | str | Sequence[RunPlan] | None = None,
+    agents: Sequence[str] | None = None,
+    spec: TurnShot | str | Sequence[TurnShot | str] | None = None,
+    *,
+    feedback: str | None = None,
+    seed: int = 0,
+    out: Path | str | None = None,
+    repeats: int = 1,
+    shard: tuple[int, int] | str | None = None,
+    llm: LlmAgentSettings | None = None,
+    concurrency: int = 1,
+    workers: int | None = None,
+    max_cost: float | None = None,
+    max_tokens: int | None = None,
+    limits: SandboxLimits | None = None,
+    executor: str | None = None,
+    executor_options: Mapping[str, Any] | None = None,
+    progress: Callable[[RunPlan, RunEvent], None] | None = None,
+    on_run: Callable[[RunPlan, RunResult], None] | None = None,
+    **options: Any,
+) -> SweepResult:
+    """Evaluate one run per value of a sweep (``spec="1,2,5,10,20@1"``,
+    ``budget_factor=[1, 2, 4]``), one after the other, each exactly as :func:`evaluate`
+    (resumable in its own folder); ``suite`` may be the plans of :func:`plan_sweep`.
+
+    ``max_cost`` and ``max_tokens`` cap each run (as :func:`evaluate` does its folder);
+    when one stops a run the sweep stops. ``progress`` receives each run's events with
+    its plan; ``on_run`` each finished run's result.
+    """
+    if isinstance(suite, Sequence) and not isinstance(suite, str):
+        plans = tuple(suite)
+    else:
+        plans = plan_sweep(
+            suite,
+            agents,
+            spec,
+            feedback=feedback,
+            seed=seed,
+            out=out,
+            repeats=repeats,
+            shard=shard,
+            llm=llm,
+            **options,
+        )
+    results: list[RunResult] = []
+    for plan in plans:
+
+        def events(event: RunEvent, plan: RunPlan = plan) -> None:
+            if progress is not None:
+                progress(plan, event)
+
+        result = evaluate(
+            plan,
+            concurrency=concurrency,
+            workers=workers,
+            max_cost=max_cost,
+            max_tokens=max_tokens,
+            limits=limits,
+            executor=executor,
+            executor_options=executor_options,
+            progress=events,
+        )
+        results.append(result)
+        if on_run is not None:
+            on_run(plan, result)
+        if result.manifest.stopped is not None:
+            break
+    return SweepResult(plans=plans, results=tuple(results))
 
 
 @dataclass(frozen=True)

@@ -12,9 +12,9 @@ from __future__ import annotations
 import argparse
 import math
 import sys
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from evaluator._defaults import EXIT_FAILURES, PROTOCOLS
 from evaluator.spec import check_spec_tokens, parse_spec
@@ -31,7 +31,10 @@ from oracle_bench.errors import UsageError
 
 if TYPE_CHECKING:
     from rich.console import Console
+    from rich.table import Table
 
+    from evaluator.analysis.compare import TextTable
+    from evaluator.api import RunPlan
     from evaluator.llm_agents import LlmAgentSettings
     from oracle_bench._executor import ExecutorChoice
 
@@ -58,6 +61,16 @@ Without --suite, the most recent suite (newest suite.json) under ./suites is eva
 skipping finished episodes. A folder holding another run (other suite, settings, seed or
 episode settings) is refused, exit 2, naming the first difference; a folder another
 oracle-eval is writing is refused, exit 2, naming its PID.
+
+Sweeps: a comma list of a kind's budget runs one run per value, each in its own default
+run folder (or OUT/<settings> with --out OUT), resumable like a single run, then prints one
+table of the score per agent and setting: `oracle-eval 1,2,5,10,20@1` (TURNS before an
+@ take its SHOTS; 10@1,20@2 lists specs), `oracle-eval --budget-factor 1,2,4` for DFA
+suites. --max-cost/--max-tokens cap each run; the sweep stops at the first run a cap stops.
+
+`oracle-eval compare RUN RUN...` puts runs in one table (--paired: paired comparisons of
+their agents on the same boxes); `oracle-eval plan PILOT_RUN` advises boxes x
+repetitions for a target interval width or difference. See their --help.
 
 Failed episodes have a cause: agent (scored 0), box (a suite error: the box is left out
 for every agent) or infrastructure (left out; the only ones a rerun plays again). Any
@@ -108,6 +121,10 @@ Examples:
   oracle-eval 10@1 --agent openai/qwen3 --base-url http://localhost:8000/v1 -M temperature=0
   oracle-eval 20@2 --agent openai/gpt-5-mini --shard 2/4 --out runs/shared
   oracle-eval report runs/shared
+  oracle-eval 1,2,5,10,20@1 --suite suites/eri-easy --agent adaptive --agent random
+  oracle-eval --suite suites/DFA-states2-9-seed0-n80 --budget-factor 1,2,4
+  oracle-eval compare runs/eri-easy-1a2b/10at1-instant-seed0 runs/eri-easy-1a2b/10at1-deferred-seed0
+  oracle-eval plan runs/eri-easy-1a2b/10at1-instant-seed0 --ci-width 0.1
 """
 
 
@@ -289,7 +306,7 @@ def _parser() -> argparse.ArgumentParser:
         help=f"exit 0 even if episodes failed (default: exit {EXIT_FAILURES})",
     )
     p.add_argument("-v", "--verbose", action="count", default=0, help="more logging (-vv: debug)")
-    add_kind_arguments(p, "eval")
+    add_kind_arguments(p, "eval", sweeps=True)
     add_version(p)
     return p
 
@@ -402,7 +419,8 @@ def _priced(agents: Sequence[str]) -> str:
     return "all" if found == len(llm) else "some" if found else "none"
 
 
-def _run(args: argparse.Namespace, out: Console, err: Console) -> int:
+def _progress(err: Console, suite: str, label: str, agents: Sequence[str]) -> tuple[Any, Any]:
+    """A run's progress bar (appearing with its first event) and the runner's callback."""
     from rich.progress import (
         BarColumn,
         MofNCompleteColumn,
@@ -411,55 +429,8 @@ def _run(args: argparse.Namespace, out: Console, err: Console) -> int:
         TimeElapsedColumn,
     )
 
-    from evaluator._kind_cli import given_options
     from evaluator._progress import Backoff, LazyProgress
-    from evaluator._report_cli import print_summary
-    from evaluator.api import check_agent, evaluate, plan_run
-    from evaluator.failures import failure_summary
-    from evaluator.llm_agents import is_llm_agent
-    from evaluator.runner import (
-        ProgressEvent,
-        RetryProgress,
-        RunEvent,
-        RunResult,
-        UsageProgress,
-        shard_suffix,
-    )
-
-    given = given_options(args, "eval")
-    given["max_reasks"] = args.max_reasks
-    if given.get("spec") is not None:
-        given["spec"] = parse_spec(given["spec"])  # a bad spec fails before the suite is read
-    for name in args.agents or ():
-        check_agent(name)
-    if args.repeats < 1:
-        raise UsageError(f"invalid --repeats {args.repeats}: must be >= 1")
-    shard = _check_run_flags(args)
-    executor = _executor_choice(args)
-    configure_logging(args.verbose, err)
-    llm = _llm_settings(args, [a for a in args.agents or () if is_llm_agent(a)])
-    suite_arg = None if args.suite is None else check_suite_arg(args.suite)
-    if args.out is not None:
-        require_utf8_path(args.out, "--out")
-    plan = plan_run(
-        suite_arg,
-        args.agents,
-        seed=args.seed,
-        out=args.out,
-        repeats=args.repeats,
-        shard=shard,
-        llm=llm,
-        **given,
-    )
-    if args.suite is None:
-        out.print(f"Evaluating the most recent suite: [bold]{plan.suite_dir}[/]")
-    suite, kind, agents, out_dir, label = (
-        plan.suite,
-        plan.kind,
-        plan.agents,
-        plan.out_dir,
-        plan.label,
-    )
+    from evaluator.runner import ProgressEvent, RetryProgress, RunEvent, UsageProgress
 
     backoff = Backoff()
     bar = LazyProgress(
@@ -473,7 +444,7 @@ def _run(args: argparse.Namespace, out: Console, err: Console) -> int:
             console=err,
             transient=False,
         ),
-        f"{suite.name} {label}",
+        f"{suite} {label}",
     )
     priced = _priced(agents)
 
@@ -489,10 +460,60 @@ def _run(args: argparse.Namespace, out: Console, err: Console) -> int:
             bar.update(
                 completed=event.done,
                 total=event.total,
-                description=f"{suite.name} {label} {job.box_id} {job.agent}",
+                description=f"{suite} {label} {job.box_id} {job.agent}",
                 usage=_usage_text(event.tokens, event.cost_usd, priced),
             )
 
+    return bar, on_progress
+
+
+def _run(args: argparse.Namespace, out: Console, err: Console) -> int:
+    from evaluator._kind_cli import given_options
+    from evaluator.api import check_agent, plan_sweep
+    from evaluator.llm_agents import is_llm_agent
+
+    given = given_options(args, "eval")
+    given["max_reasks"] = args.max_reasks
+    if given.get("spec") is not None:
+        # A bad spec fails before the suite is read; a list of them is a sweep.
+        given["spec"] = tuple(parse_spec(text) for text in given["spec"])
+    for name in args.agents or ():
+        check_agent(name)
+    if args.repeats < 1:
+        raise UsageError(f"invalid --repeats {args.repeats}: must be >= 1")
+    shard = _check_run_flags(args)
+    executor = _executor_choice(args)
+    configure_logging(args.verbose, err)
+    llm = _llm_settings(args, [a for a in args.agents or () if is_llm_agent(a)])
+    suite_arg = None if args.suite is None else check_suite_arg(args.suite)
+    if args.out is not None:
+        require_utf8_path(args.out, "--out")
+    plans = plan_sweep(
+        suite_arg,
+        args.agents,
+        seed=args.seed,
+        out=args.out,
+        repeats=args.repeats,
+        shard=shard,
+        llm=llm,
+        **given,
+    )
+    if args.suite is None:
+        out.print(f"Evaluating the most recent suite: [bold]{plans[0].suite_dir}[/]")
+    if len(plans) > 1:
+        return _run_sweep(args, plans, executor, out, err)
+    return _run_one(args, plans[0], executor, out, err)
+
+
+def _run_one(
+    args: argparse.Namespace, plan: RunPlan, executor: ExecutorChoice, out: Console, err: Console
+) -> int:
+    from evaluator._report_cli import print_summary
+    from evaluator.api import evaluate
+    from evaluator.failures import failure_summary
+    from evaluator.runner import RunResult, shard_suffix
+
+    bar, on_progress = _progress(err, plan.suite.name, plan.label, plan.agents)
     try:
         result: RunResult = evaluate(
             plan,
@@ -506,13 +527,13 @@ def _run(args: argparse.Namespace, out: Console, err: Console) -> int:
         )
     finally:
         bar.stop()
-    print_summary(out, kind, result.summary)
+    print_summary(out, plan.kind, result.summary)
     m = result.manifest
     failed = failure_summary({f"failed_{k}": v for k, v in m.failures.items()})
     out.print(
         f"{m.episodes} episode(s): {m.executed} run, {m.skipped} already done, "
-        f"{m.failed} failed{f' ({failed})' if failed else ''}. Results in [bold]{out_dir}[/] ("
-        + ", ".join(f"{stem}{shard_suffix(shard)}.{ext}" for stem, ext in _OUTPUTS)
+        f"{m.failed} failed{f' ({failed})' if failed else ''}. Results in [bold]{plan.out_dir}[/] ("
+        + ", ".join(f"{stem}{shard_suffix(plan.shard)}.{ext}" for stem, ext in _OUTPUTS)
         + ", trajectories/)",
         soft_wrap=True,
     )
@@ -522,24 +543,134 @@ def _run(args: argparse.Namespace, out: Console, err: Console) -> int:
             "Rerun the same command with a larger --max-cost/--max-tokens to finish."
         )
         return EXIT_STOPPED
-    if m.failed and not args.allow_failures:
-        retry = (
-            " Rerun the same command to retry the infrastructure failures."
-            if m.failures.get("infrastructure")
-            else ""
+    return _failures_exit(args, m.failed, m.failures, err)
+
+
+def _failures_exit(
+    args: argparse.Namespace, count: int, failures: Mapping[str, int], err: Console
+) -> int:
+    """The exit code of failed episodes (0 without any, or with --allow-failures)."""
+    from evaluator.failures import failure_summary
+
+    if not count or args.allow_failures:
+        return 0
+    failed = failure_summary({f"failed_{k}": v for k, v in failures.items()})
+    retry = (
+        " Rerun the same command to retry the infrastructure failures."
+        if failures.get("infrastructure")
+        else ""
+    )
+    err.print(
+        f"{PROG}: {count} episode(s) failed ({failed}); exit code {EXIT_FAILURES} "
+        f"(--allow-failures to accept them).{retry}",
+        markup=False,
+        highlight=False,
+        soft_wrap=True,
+    )
+    return EXIT_FAILURES
+
+
+def _run_sweep(
+    args: argparse.Namespace,
+    plans: Sequence[RunPlan],
+    executor: ExecutorChoice,
+    out: Console,
+    err: Console,
+) -> int:
+    """One run per value of the sweep, each with its bar, then one table of them all."""
+    from evaluator.analysis.compare import load_run_scores, score_rows, sweep_table
+    from evaluator.api import sweep
+    from evaluator.failures import failure_summary
+    from evaluator.runner import RunEvent, RunResult
+
+    out.print(
+        f"Sweep of {len(plans)} runs on {plans[0].suite.name}: "
+        + ", ".join(p.label for p in plans),
+        highlight=False,
+    )
+    bars: dict[Path, tuple[Any, Any]] = {}
+
+    def bar_of(plan: RunPlan) -> tuple[Any, Any]:
+        if plan.out_dir not in bars:
+            bars[plan.out_dir] = _progress(err, plan.suite.name, plan.label, plan.agents)
+        return bars[plan.out_dir]
+
+    def on_progress(plan: RunPlan, event: RunEvent) -> None:
+        bar_of(plan)[1](event)
+
+    lines: list[str] = []
+
+    def on_run(plan: RunPlan, result: RunResult) -> None:
+        bar_of(plan)[0].stop()
+        m = result.manifest
+        failed = failure_summary({f"failed_{k}": v for k, v in m.failures.items()})
+        lines.append(
+            f"{plan.label}: {m.episodes} episode(s), {m.executed} run, {m.skipped} already "
+            f"done, {m.failed} failed{f' ({failed})' if failed else ''}: {plan.out_dir}"
         )
-        err.print(
-            f"{PROG}: {m.failed} episode(s) failed ({failed}); exit code {EXIT_FAILURES} "
-            f"(--allow-failures to accept them).{retry}",
-            markup=False,
-            highlight=False,
-            soft_wrap=True,
+
+    try:
+        done = sweep(
+            plans,
+            progress=on_progress,
+            on_run=on_run,
+            concurrency=args.concurrency,
+            workers=args.workers,
+            max_cost=args.max_cost,
+            max_tokens=args.max_tokens,
+            executor=executor.name,
+            executor_options=executor.options,
         )
-        return EXIT_FAILURES
-    return 0
+    finally:
+        for bar, _ in bars.values():
+            bar.stop()
+    played = [p for p, r in zip(plans, done.results, strict=False) if r.trajectories]
+    if played:
+        runs = [load_run_scores(p.out_dir, p.label) for p in played]
+        out.print(_rich_table(sweep_table(runs, score_rows(runs))))
+    for line in lines:
+        out.print(line, highlight=False, markup=False, soft_wrap=True)
+    last = done.results[-1] if done.results else None
+    if done.stopped and last is not None and last.manifest.stopped is not None:
+        rest = len(plans) - len(done.results)
+        out.print(
+            f"[yellow]Stopped:[/] {last.manifest.stopped}; {last.manifest.pending} episode(s) "
+            f"of {plans[len(done.results) - 1].label} not run"
+            + (f", {rest} run(s) of the sweep not started" if rest else "")
+            + ". Rerun the same command with a larger --max-cost/--max-tokens to finish."
+        )
+        return EXIT_STOPPED
+    failures: dict[str, int] = {}
+    for r in done.results:
+        for cause, n in r.manifest.failures.items():
+            failures[cause] = failures.get(cause, 0) + n
+    return _failures_exit(args, sum(r.manifest.failed for r in done.results), failures, err)
+
+
+def _rich_table(table: TextTable) -> Table:
+    """A :class:`~evaluator.analysis.compare.TextTable` for the terminal."""
+    from evaluator.reporting import new_table
+
+    rich = new_table(table.title)
+    for column in table.columns:
+        numeric = column in table.numeric
+        rich.add_column(
+            column, justify="right" if numeric else "left", no_wrap=numeric, overflow="fold"
+        )
+    for row in table.rows:
+        rich.add_row(
+            *(
+                "" if v is None else table.text.get(c, str)(v)
+                for c, v in zip(table.columns, row, strict=True)
+            )
+        )
+    return rich
 
 
 _OUTPUTS = (("summary", "json"), ("summary", "csv"), ("index", "json"), ("run", "json"))
+
+
+SUBCOMMANDS = ("compare", "plan", "report")
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -549,9 +680,17 @@ def main(argv: Sequence[str] | None = None) -> int:
         from evaluator._report_cli import report_main
 
         return report_main(tokens[1:])
+    if tokens[:1] == ["compare"]:
+        from evaluator._compare_cli import compare_main
+
+        return compare_main(tokens[1:])
+    if tokens[:1] == ["plan"]:
+        from evaluator._plan_cli import plan_main
+
+        return plan_main(tokens[1:])
 
     def body() -> int:
-        suggest_subcommand(tokens, ("report",))
+        suggest_subcommand(tokens, SUBCOMMANDS)
         check_spec_tokens(tokens)
         args = _parser().parse_args(tokens)  # --help and --version exit here
         from rich.console import Console
