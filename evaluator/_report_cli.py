@@ -1,10 +1,14 @@
-"""``oracle-eval report RUN_DIR``: recompute a run's results from its trajectories.
+"""``oracle-eval report RUN_DIR [RUN_DIR ...]``: recompute a run's results from its trajectories,
+or build the HTML report and figures of one or more runs.
 
 RUN_DIR may also be an Inspect log of the ``oracle_bench/oracle`` task (``.eval`` or
 ``.json``, read with the ``inspect`` extra): its samples' records are the trajectories.
-Prints the same tables as a run and where the files were written. Exit codes: 0 done,
-2 bad arguments (not a directory, no trajectories, an option that does not apply),
-1 an unreadable or corrupt file, or files that do not make one run. Errors are one line.
+With one RUN_DIR and neither ``--html`` nor ``--figures``: prints the same tables as a run
+and where the summary files were written. With ``--html OUT.html`` and/or ``--figures
+DIR``: writes the report of every RUN_DIR (:mod:`evaluator.analysis.html_report`) and no
+summary file. Exit codes: 0 done, 2 bad arguments (not a directory, no trajectories, an
+option that does not apply), 1 an unreadable or corrupt file, or files that do not make
+one run. Errors are one line.
 """
 
 from __future__ import annotations
@@ -33,6 +37,8 @@ if TYPE_CHECKING:
 
 __all__ = ["print_summary", "report_main"]
 
+_FORMATS = ("png", "svg", "pdf")
+
 PROG = "oracle-eval report"
 
 _EPILOG = """\
@@ -48,11 +54,20 @@ instead (needs pip install 'oracle-bench[inspect]'): the episodes' records in it
 are read and checked as a run folder's trajectories, and the summary files go to
 LOG-report/ beside it (or --out DIR).
 
+With --html OUT.html and/or --figures DIR, RUN_DIR may be given several times (folders and
+logs mixed): OUT.html is one self-contained page (no network): the runs, the score per
+family, level and agent with 95% intervals, information curves and efficiency against
+the kind's reference agent, instant vs deferred feedback and score vs budget where the
+runs allow, each kind's own figures, and a trajectory viewer of every episode (#episode=N
+opens one). --figures DIR writes every figure as DIR/<name>.<format> (--figure-format
+png,svg,pdf; default png). No summary file is written then.
+
 Examples:
   oracle-eval report runs/eri-easy/20at2-instant-seed0
   oracle-eval report runs/eri-easy/20at2-instant-seed0 --seed 8 --out reports/seed8
   oracle-eval report runs/DFA-states2-9-seed0-n80/dfa-x2-seed0 --buckets 2-5,6-9
   oracle-eval report logs/2025-01-01T12-00-00_oracle-ERI-easy_abc.eval
+  oracle-eval report runs/eri-easy/*-seed0 --html report.html --figures figures
 """
 
 
@@ -62,7 +77,8 @@ def _parser() -> argparse.ArgumentParser:
     p = ArgumentParser(
         prog=PROG,
         description="Recompute a run's results (accuracy or success with bootstrap "
-        "intervals, queries, invalid turns, tokens and cost) from its trajectories.",
+        "intervals, queries, invalid turns, tokens and cost) from its trajectories, or "
+        "write the HTML report and figures of one or more runs.",
         epilog=_EPILOG,
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
@@ -70,7 +86,9 @@ def _parser() -> argparse.ArgumentParser:
         "run_dir",
         metavar="RUN_DIR",
         type=Path,
-        help="a directory oracle-eval wrote, or an Inspect log of the oracle_bench/oracle task",
+        nargs="+",
+        help="a directory oracle-eval wrote, or an Inspect log of the oracle_bench/oracle task "
+        "(several: with --html or --figures only)",
     )
     p.add_argument(
         "--seed",
@@ -86,13 +104,60 @@ def _parser() -> argparse.ArgumentParser:
         metavar="DIR",
         help="write the summary files into DIR (default: RUN_DIR itself)",
     )
+    p.add_argument(
+        "--html",
+        type=Path,
+        default=None,
+        metavar="OUT.html",
+        help="write the HTML report of every RUN_DIR (one self-contained file) instead of the "
+        "summary files",
+    )
+    p.add_argument(
+        "--figures",
+        type=Path,
+        default=None,
+        metavar="DIR",
+        help="write every figure of the report into DIR as <name>.<format>",
+    )
+    p.add_argument(
+        "--figure-format",
+        type=_formats,
+        default=None,
+        metavar="LIST",
+        help=f"formats of --figures, a comma list of {', '.join(_FORMATS)} (default: png)",
+    )
     p.add_argument("-v", "--verbose", action="count", default=0, help="more logging (-vv: debug)")
     add_kind_arguments(p, "report")
     add_version(p)
     return p
 
 
+def _formats(text: str) -> tuple[str, ...]:
+    parts = tuple(dict.fromkeys(p.strip() for p in text.split(",") if p.strip()))
+    bad = [p for p in parts if p not in _FORMATS]
+    if bad or not parts:
+        raise argparse.ArgumentTypeError(
+            f"{bad[0] if bad else text!r} is not a figure format (a comma list of "
+            f"{', '.join(_FORMATS)})"
+        )
+    return parts
+
+
 def _report(args: argparse.Namespace, out: Console, err: Console) -> int:
+    if args.html is not None or args.figures is not None:
+        return _html_report(args, out, err)
+    if args.figure_format is not None:
+        raise UsageError("--figure-format goes with --figures DIR")
+    if len(args.run_dir) > 1:
+        raise UsageError(
+            f"{len(args.run_dir)} runs given: several runs make an --html OUT.html report "
+            "or --figures DIR (the summary files are one run's)"
+        )
+    args.run_dir = args.run_dir[0]
+    return _one_run(args, out, err)
+
+
+def _one_run(args: argparse.Namespace, out: Console, err: Console) -> int:
     from evaluator._kind_cli import given_options
     from evaluator.integrations.inspect._log import is_inspect_log
     from evaluator.report import load_run, summarise_run, write_run_summary
@@ -127,6 +192,86 @@ def _report(args: argparse.Namespace, out: Console, err: Console) -> int:
         f"Results in [bold]{where}[/] ({', '.join(p.name for p in written)})",
         soft_wrap=True,
     )
+    return 0
+
+
+def _html_report(args: argparse.Namespace, out: Console, err: Console) -> int:
+    """``--html``/``--figures``: the report of every RUN, with a progress bar."""
+    from evaluator._kind_cli import given_options
+    from evaluator.kinds import command_options
+
+    if args.out is not None:
+        raise UsageError(
+            "--out rewrites one run's summary files; it does not go with --html/--figures"
+        )
+    given = given_options(args, "report")
+    for option in command_options("report"):
+        if given.get(option.name) is not None:
+            raise UsageError(
+                f"{option.flag} applies to one run's summary files; it does not go with "
+                "--html/--figures"
+            )
+    for path in args.run_dir:
+        require_utf8_path(path, "RUN_DIR")
+    if args.html is not None:
+        require_utf8_path(args.html, "--html")
+        if args.html.is_dir():
+            raise UsageError(f"--html {args.html} is a folder: give the file to write")
+    if args.figures is not None:
+        require_utf8_path(args.figures, "--figures")
+        if args.figures.exists() and not args.figures.is_dir():
+            raise UsageError(f"--figures {args.figures} is a file, not a folder")
+    configure_logging(args.verbose, err)
+
+    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn
+
+    from evaluator.analysis.html_report import write_report
+    from evaluator.analysis.sections import ReportProgress
+    from evaluator.report import load_runs
+
+    progress = Progress(
+        TextColumn("{task.description}"),
+        BarColumn(),
+        MofNCompleteColumn(),
+        console=err,
+        transient=True,
+    )
+    tasks: dict[str, object] = {}
+
+    def step(event: ReportProgress) -> None:
+        task = tasks.get(event.stage)
+        if task is None:
+            task = tasks[event.stage] = progress.add_task(event.stage, total=event.total)
+        progress.update(task, completed=event.done, total=event.total)  # type: ignore[arg-type]
+
+    with progress:
+        runs = load_runs(args.run_dir)
+        files = write_report(
+            runs,
+            html_path=args.html,
+            figures_dir=args.figures,
+            formats=args.figure_format or ("png",),
+            seed=args.seed,
+            progress=step,
+        )
+    episodes = sum(len(r.analyses) for r in files.report.runs.runs)
+    figures = len(files.report.figures)
+    if files.html is not None:
+        size = files.html.stat().st_size
+        out.print(
+            f"Report of {len(runs)} run(s), {episodes} episodes, {figures} figures: "
+            f"[bold]{files.html}[/] ({size / 1024:.0f} KiB)",
+            soft_wrap=True,
+        )
+    if args.figures is not None:
+        out.print(f"{len(files.figures)} figure files in [bold]{args.figures}[/]", soft_wrap=True)
+    for run in files.report.runs.runs:
+        if not run.analysed:
+            out.print(
+                f"[yellow]warning:[/] {run.records.run_dir}: the {run.kind.title} kind does not "
+                "analyse its episodes yet; listed without episodes or figures",
+                soft_wrap=True,
+            )
     return 0
 
 

@@ -22,7 +22,7 @@ from __future__ import annotations
 
 import json
 import logging
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -45,6 +45,8 @@ __all__ = [
     "RunRecords",
     "RunSettings",
     "load_run",
+    "load_run_or_log",
+    "load_runs",
     "report_run",
     "summarise_run",
     "write_run_summary",
@@ -295,6 +297,29 @@ def load_run(run_dir: Path) -> RunRecords:
         manifests=tuple(manifests),
         ignored=tuple(ignored),
     )
+
+
+def load_run_or_log(path: Path) -> RunRecords:
+    """:func:`load_run` of a run folder, or the records of an Inspect log of the
+    ``oracle_bench/oracle`` task (``.eval``/``.json``; needs the ``inspect`` extra,
+    :class:`UsageError` without it)."""
+    import importlib.util
+
+    from evaluator.integrations.inspect._log import is_inspect_log, load_inspect_log
+
+    path = Path(path)
+    if not is_inspect_log(path):
+        return load_run(path)
+    if importlib.util.find_spec("inspect_ai") is None:
+        raise UsageError(
+            f"{path}: reading an Inspect log needs inspect-ai: pip install 'oracle-bench[inspect]'"
+        )
+    return load_inspect_log(path)
+
+
+def load_runs(paths: Sequence[Path]) -> list[RunRecords]:
+    """:func:`load_run_or_log` of each path, in order (errors as there, naming the file)."""
+    return [load_run_or_log(Path(p)) for p in paths]
 
 
 def summarise_run(
