@@ -312,9 +312,10 @@ class DfaKind(EpisodeKind):
 
     # -- analysis ------------------------------------------------------------
     reference_agent: ClassVar[str] = "ttt"
-    """TTT: the paper measures efficiency as tool calls relative to TTT, and its
-    information is complete whenever the budget covers its own cost, which at budget
-    factor 1 holds on nearly every box (L* is the cheaper learner on few of them)."""
+    """TTT: the paper measures efficiency as tool calls relative to TTT, and TTT gathers
+    complete information whenever the budget covers its own cost, which holds on nearly
+    every box even at budget factor 1 (measured on 24 boxes of 2-9 states: TTT succeeded
+    on 23, L* on 4), so the denominator rarely rests on a failed reference episode."""
     baseline_tiers: ClassVar[Mapping[str, int]] = {
         "random": 1,
         "fixed": 2,

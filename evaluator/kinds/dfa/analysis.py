@@ -18,10 +18,13 @@ language is exactly the hypothesis's, so an agent that succeeded gathered everyt
 (``info_total`` 1). An agent that learned nothing scores what RPNI guesses from no
 evidence (the empty language: about 0.5, the share of words the target rejects). The
 value is computed exactly (``info_exact`` True); it is a measure of the evidence, not of
-the agent's own hypotheses (those are ``best_similarity``). On this scale, at the
-default budget factor, ``random`` < ``fixed`` < the learners: random words are long and
-scattered, shortlex words cover the short prefixes RPNI generalises from, and the
-learners succeed.
+the agent's own hypotheses (those are ``best_similarity``). At the default budget
+factor, on the paper's 2-9-state targets, ``random`` < ``fixed`` < the learners (all 1):
+shortlex words cover the short prefixes and suffixes RPNI generalises from, random words
+(up to 12 letters) scatter. Measured on a generated 20-box suite (seed 0): 0.909, 0.974,
+1. Per state count the gap narrows as targets grow (30 boxes each: 0.950 vs 1.000 at 2
+states, 0.891 vs 0.888 at 9), so the order is a property of mixed suites, not of every
+size.
 """
 
 from __future__ import annotations
