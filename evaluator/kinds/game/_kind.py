@@ -24,6 +24,7 @@ if TYPE_CHECKING:
     from rich.table import Table
 
     from blackboxes.box import SuiteInfo
+    from evaluator.analysis import EpisodeAnalysis
     from evaluator.kinds.game.summary import GameSummary
     from evaluator.kinds.game.trajectory import GameTrajectory
 
@@ -194,6 +195,11 @@ class GameEpisodeKind(EpisodeKind):
         from evaluator.failures import failure_warnings
 
         return failure_warnings(summary.failures, summary.excluded_boxes)
+
+    def analyse(self, record: GameTrajectory) -> EpisodeAnalysis:
+        from evaluator.kinds.game.analysis import analyse_game
+
+        return analyse_game(record, self.name)
 
     def play_human(self, play: HumanPlay, settings: GameSettings) -> PlayedEpisode:
         from blackboxes.families import family_for_box

@@ -33,6 +33,7 @@ if TYPE_CHECKING:
     from rich.table import Table
 
     from blackboxes.box import SuiteInfo
+    from evaluator.analysis import EpisodeAnalysis
     from evaluator.kinds.puzzle.summary import PuzzleSummary
     from evaluator.kinds.puzzle.trajectory import PuzzleTrajectory
 
@@ -244,6 +245,12 @@ class PuzzleEpisodeKind(EpisodeKind):
                 "rules; see bound_violations in summary.json"
             )
         return lines
+
+    # -- analysis ------------------------------------------------------------
+    def analyse(self, record: PuzzleTrajectory) -> EpisodeAnalysis:
+        from evaluator.kinds.puzzle.analysis import analyse_puzzle
+
+        return analyse_puzzle(record, self.name)
 
     # -- people --------------------------------------------------------------
     def play_human(self, play: HumanPlay, settings: PuzzleSettings) -> PlayedEpisode:

@@ -24,6 +24,7 @@ if TYPE_CHECKING:
     from rich.table import Table
 
     from blackboxes.box import SuiteInfo
+    from evaluator.analysis import EpisodeAnalysis
     from evaluator.kinds.turns.summary import Summary
     from evaluator.kinds.turns.trajectory import Trajectory
 
@@ -258,6 +259,12 @@ class TurnsKind(EpisodeKind):
         from evaluator.kinds.turns.summary import summary_warnings
 
         return summary_warnings(summary)
+
+    # -- analysis ------------------------------------------------------------
+    def analyse(self, record: Trajectory) -> EpisodeAnalysis:
+        from evaluator.kinds.turns.analysis import analyse_turns
+
+        return analyse_turns(record, self.name)
 
     # -- people --------------------------------------------------------------
     def play_human(self, play: HumanPlay, settings: TurnsSettings) -> PlayedEpisode:
