@@ -1,0 +1,131 @@
+"""Counterfactual twins: the same boxes with other keys, to see whether queries respond.
+
+A feedback-independent agent asks the same queries whatever the box answers; an adaptive
+one changes course once an answer differs. To tell them apart, ``oracle-eval
+--counterfactual`` plays every episode of a run a second time against a *twin* of its box
+and compares the two query sequences (:mod:`evaluator.analysis.tiers`).
+
+A box's twin keeps everything the agent can see (box.json: its id, intro, schemas and
+budget) and everything owner-side that describes it (facts.json: rule kind, log2|H|,
+T_info), and replaces the rule itself: a fresh key of the same rule kind, drawn by the
+family from ``rng_for(seed, "counterfactual", suite, box id, attempt)`` (redrawn while it
+equals the original's), its code rendered from the kind's trusted template like the
+procedural backend's, and a fresh held-out seed (which also draws a puzzle's secrets and
+a game's noise). Since the box id and the run seed are unchanged, every agent draws the
+same random stream in both episodes (agents seed from run seed, agent, box id and
+repetition): any difference in the queries comes from the answers.
+
+The twin suite is written next to the run (``RUN/counterfactual/suite``), with the same
+name and seed as the original, so that nothing an agent is shown differs; its
+provenance says ``counterfactual``. Boxes without a trusted reference rule (LLM-designed
+ones) have no twin: they are left out, with a warning.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Any
+
+from blackboxes.box import BoxEntry, HiddenInfo, Provenance, SuiteInfo, SuiteOwnerInfo
+from blackboxes.families import Family, get_family
+from blackboxes.store import Box, load_owner, load_suite_boxes, write_box, write_suite
+from oracle_bench.errors import UsageError
+from oracle_bench.rng import rng_for, seed_for
+from templates import render
+
+__all__ = [
+    "COUNTERFACTUAL_DIR",
+    "MAX_TWIN_DRAWS",
+    "counterfactual_family",
+    "twin_box",
+    "write_twin_suite",
+]
+
+log = logging.getLogger(__name__)
+
+COUNTERFACTUAL_DIR = "counterfactual"
+"""The folder under a run that holds the twin suite (``suite``) and its run (``run``)."""
+MAX_TWIN_DRAWS = 16
+"""Draws of a twin key before giving up on a kind too small to have another key."""
+
+
+def counterfactual_family(suite: SuiteInfo) -> Family:
+    """The suite's family configured with the options it was generated with."""
+    options = {
+        key: tuple(value) if isinstance(value, list) else value
+        for key, value in suite.options.items()
+        if key != "llm"
+    }
+    return get_family(suite.family).configure(**options)
+
+
+def twin_box(family: Family, suite: SuiteInfo, box: Box, seed: int) -> tuple[str, HiddenInfo]:
+    """The code and hidden.json of ``box``'s twin: a fresh key of its rule kind.
+
+    Raises :class:`UsageError` when the box has no reference rule or its kind has no
+    other key.
+    """
+    if not box.facts.has_reference:
+        raise UsageError(f"box {box.info.id} has no reference rule (LLM-designed): no twin")
+    original = dict(box.hidden.params)
+    for attempt in range(MAX_TWIN_DRAWS):
+        rng = rng_for(seed, "counterfactual", suite.name, box.info.id, attempt)
+        rule = family.sample_rule(rng, box.info.level, box.facts.rule_kind)
+        if dict(rule.params) == original:
+            continue
+        test_seed = seed_for(seed, "counterfactual-test", suite.name, box.info.id, attempt)
+        if test_seed == box.hidden.test_seed:
+            continue
+        template, context = family.code_template(rule)
+        return render(template, **context), family.hidden_info(rule, test_seed)
+    raise UsageError(
+        f"box {box.info.id}: the rule kind {box.facts.rule_kind!r} gave no other key in "
+        f"{MAX_TWIN_DRAWS} draws: no twin"
+    )
+
+
+def write_twin_suite(suite_dir: Path, out_dir: Path, *, seed: int) -> tuple[Path, list[str]]:
+    """Write the twin of the suite at ``suite_dir`` into ``out_dir``; (its folder, the ids
+    of the boxes left out). Rewriting gives byte-identical files. Raises
+    :class:`UsageError` when no box has a twin."""
+    suite, boxes = load_suite_boxes(Path(suite_dir))
+    owner = load_owner(Path(suite_dir), suite)
+    family = counterfactual_family(suite)
+    out = Path(out_dir)
+    entries: list[BoxEntry] = []
+    files: dict[str, dict[str, str]] = {}
+    left_out: list[str] = []
+    for box in boxes:
+        try:
+            code, hidden = twin_box(family, suite, box, seed)
+        except UsageError as exc:
+            log.warning("%s; left out of the counterfactual", exc)
+            left_out.append(box.info.id)
+            continue
+        provenance = Provenance(
+            backend="counterfactual",
+            tool_version=box.provenance.tool_version,
+            accepted=True,
+            attempts=[],
+            sandbox_layers=list(box.provenance.sandbox_layers),
+        )
+        written = write_box(out, box.info, box.facts, code, hidden, provenance)
+        entries.append(written.entry)
+        files[box.info.id] = written.files
+    if not entries:
+        raise UsageError(f"{suite_dir}: no box has a counterfactual twin")
+    twin_suite = suite.model_copy(
+        update={"boxes": entries, "rejected": [], "backend": "counterfactual"}
+    )
+    twin_owner = SuiteOwnerInfo(seed=owner.seed, public=owner.public, files=files)
+    write_suite(out, twin_suite, twin_owner)
+    return out, left_out
+
+
+def twin_pairs(
+    original: Mapping[tuple[str, str, int], Any], twins: Mapping[tuple[str, str, int], Any]
+) -> list[tuple[Any, Any]]:
+    """The (original, twin) values sharing a (box, agent, repetition) key, in key order."""
+    return [(original[k], twins[k]) for k in sorted(original) if k in twins]
