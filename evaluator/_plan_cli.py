@@ -186,9 +186,7 @@ def plan_difference(
         raise UsageError(f"invalid --alpha {alpha:g}: must be in (0, 1)")
     chosen = _check_agents(run, agents)
     if len(chosen) < 2:
-        raise UsageError(
-            "--difference compares agents: the pilot needs two (or give --agent twice)"
-        )
+        raise UsageError("--difference compares agents: give two or more (--agent A --agent B)")
     rows = []
     for a, b in itertools.combinations(chosen, 2):
         sa, sb = _agent_boxes(run, a), _agent_boxes(run, b)

@@ -176,3 +176,9 @@ def test_render_escapes_text() -> None:
         "| p\\|q |  |",
     ]
     assert render(table, "csv") == "name,x\na_b & c% {d},0.5\np|q,\n"
+
+
+def test_a_misspelt_subcommand_is_suggested(capsys: pytest.CaptureFixture[str]) -> None:
+    for typo, command in (("compre", "compare"), ("plna", "plan"), ("reprot", "report")):
+        assert main([typo, "runs/x"]) == 2
+        assert f"did you mean '{command}'?" in capsys.readouterr().err

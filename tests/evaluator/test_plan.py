@@ -63,8 +63,8 @@ def test_one_repetition_is_pooled() -> None:
 
 
 def test_difference_plan_from_known_components() -> None:
-    a = {"b1": [1, 1], "b2": [0.5, 0.5], "b3": [1, 1], "b4": [0, 0]}
-    b = {"b1": [0.5, 0.5], "b2": [0.5, 0.5], "b3": [0.5, 0.5], "b4": [0, 0]}
+    a = {"b1": [1.0, 1.0], "b2": [0.5, 0.5], "b3": [1.0, 1.0], "b4": [0.0, 0.0]}
+    b = {"b1": [0.5, 0.5], "b2": [0.5, 0.5], "b3": [0.5, 0.5], "b4": [0.0, 0.0]}
     run = _run({"a": a, "b": b})
     (row,) = plan_difference(run, 0.1, repetitions=(1,))
     # No repetition noise: between = variance of the differences 0.5, 0, 0.5, 0 = 1/12.
