@@ -165,7 +165,7 @@ def _compare(args: argparse.Namespace) -> int:
         sys.stdout.write(text)
     else:
         atomic_write_text(args.out, text)
-        err.print(f"Wrote {args.out}", highlight=False, markup=False)
+        err.print(f"Wrote {args.out}", highlight=False, markup=False, soft_wrap=True)
     return 0
 
 

@@ -210,6 +210,7 @@ def _print(out: Console, run: RunScores, rows: list[PlanRow], args: argparse.Nam
         f"Pilot {run.label}: {run.suite}, {run.settings}, {run.repeats} repetition(s) per box",
         style="bold",
         highlight=False,
+        soft_wrap=True,
     )
     pilot = new_table("")
     for name in ("agent" if args.ci_width is not None else "A - B", "boxes", "reps/box", "mean"):
@@ -234,7 +235,7 @@ def _print(out: Console, run: RunScores, rows: list[PlanRow], args: argparse.Nam
             f"Boxes to detect a paired difference of {args.difference:g} "
             f"(power {args.power:g}, two-sided alpha {args.alpha:g})"
         )
-    out.print(title, style="bold", highlight=False)
+    out.print(title, style="bold", highlight=False, soft_wrap=True)
     need = new_table("")
     need.add_column("agent" if args.ci_width is not None else "A - B")
     for r in args.repetitions:

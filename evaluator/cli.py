@@ -587,6 +587,7 @@ def _run_sweep(
         f"Sweep of {len(plans)} runs on {plans[0].suite.name}: "
         + ", ".join(p.label for p in plans),
         highlight=False,
+        soft_wrap=True,
     )
     bars: dict[Path, tuple[Any, Any]] = {}
 
