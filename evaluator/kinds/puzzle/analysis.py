@@ -70,7 +70,8 @@ def _instance(prior: PuzzleSpace, inst: InstanceRecord) -> _Instance:
         if probe.probe is None or probe.feedback is None:
             out.append(_Measured())
             continue
-        expected = space.expected_information(probe.probe)
+        # Float noise can leave a certain feedback's entropy a hair below 0.
+        expected = max(0.0, space.expected_information(probe.probe))
         try:
             after = space.observe(probe.probe, probe.feedback)
         except PuzzleError:

@@ -77,7 +77,7 @@ def _step(
         valid=turn.answered,
         counted=turn.counted,
         bits=None if row is None else _finite(row.realised),
-        expected_bits=None if row is None else _finite(row.expected),
+        expected_bits=None if row is None else _finite(max(0.0, row.expected)),
         log2_consistent=after,
         note=note,
     )
