@@ -301,6 +301,13 @@ def _parser() -> argparse.ArgumentParser:
         "HOST:PORT (join a running cluster)",
     )
     p.add_argument(
+        "--counterfactual",
+        action="store_true",
+        help="after the run, replay every episode against a twin of its box (another key "
+        "of the same rule kind) and with another agent seed, into RUN/counterfactual/, "
+        "and print the exploration tiers (resumable like the run)",
+    )
+    p.add_argument(
         "--allow-failures",
         action="store_true",
         help=f"exit 0 even if episodes failed (default: exit {EXIT_FAILURES})",
@@ -501,8 +508,56 @@ def _run(args: argparse.Namespace, out: Console, err: Console) -> int:
     if args.suite is None:
         out.print(f"Evaluating the most recent suite: [bold]{plans[0].suite_dir}[/]")
     if len(plans) > 1:
+        if args.counterfactual:
+            raise UsageError("--counterfactual takes one run, not a sweep")
         return _run_sweep(args, plans, executor, out, err)
-    return _run_one(args, plans[0], executor, out, err)
+    code = _run_one(args, plans[0], executor, out, err)
+    if args.counterfactual and code in (0, EXIT_FAILURES):
+        code = max(code, _run_counterfactual(args, plans[0], executor, out, err))
+    return code
+
+
+def _run_counterfactual(
+    args: argparse.Namespace, plan: RunPlan, executor: ExecutorChoice, out: Console, err: Console
+) -> int:
+    """The twin and reseeded replays of ``plan``, then the tiers."""
+    from evaluator._tiers_cli import print_tiers, tiers_of_run_dir
+    from evaluator.api import evaluate
+    from evaluator.counterfactual import counterfactual_plan, reseeded_plan
+
+    failed = 0
+    for what, companion in (
+        ("twins", counterfactual_plan(plan)),
+        ("reseeded", reseeded_plan(plan)),
+    ):
+        bar, on_progress = _progress(
+            err, plan.suite.name, f"{plan.label} counterfactual ({what})", plan.agents
+        )
+        try:
+            result = evaluate(
+                companion,
+                progress=on_progress,
+                concurrency=args.concurrency,
+                workers=args.workers,
+                max_cost=args.max_cost,
+                max_tokens=args.max_tokens,
+                executor=executor.name,
+                executor_options=executor.options,
+            )
+        finally:
+            bar.stop()
+        m = result.manifest
+        failed += m.failed
+        out.print(
+            f"Counterfactual ({what}): {m.episodes} episode(s), {m.executed} run, "
+            f"{m.skipped} already done, {m.failed} failed. In [bold]{companion.out_dir}[/]",
+            soft_wrap=True,
+        )
+        if m.stopped is not None:
+            out.print(f"[yellow]Stopped:[/] {m.stopped}; rerun the same command to finish.")
+            return EXIT_STOPPED
+    print_tiers(out, tiers_of_run_dir(plan.out_dir))
+    return _failures_exit(args, failed, {}, err) if failed else 0
 
 
 def _run_one(

@@ -15,6 +15,10 @@ a game's noise). Since the box id and the run seed are unchanged, every agent dr
 same random stream in both episodes (agents seed from run seed, agent, box id and
 repetition): any difference in the queries comes from the answers.
 
+The same command also replays the run with another run seed on the original boxes
+(``RUN/counterfactual/reseeded``): a random agent's queries change with its seed, a
+planned one's do not.
+
 The twin suite is written next to the run (``RUN/counterfactual/suite``), with the same
 name and seed as the original, so that nothing an agent is shown differs; its
 provenance says ``counterfactual``. Boxes without a trusted reference rule (LLM-designed
@@ -24,9 +28,8 @@ ones) have no twin: they are left out, with a warning.
 from __future__ import annotations
 
 import logging
-from collections.abc import Mapping
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING
 
 from blackboxes.box import BoxEntry, HiddenInfo, Provenance, SuiteInfo, SuiteOwnerInfo
 from blackboxes.families import Family, get_family
@@ -35,10 +38,18 @@ from oracle_bench.errors import UsageError
 from oracle_bench.rng import rng_for, seed_for
 from templates import render
 
+if TYPE_CHECKING:
+    from evaluator.api import RunPlan
+
 __all__ = [
     "COUNTERFACTUAL_DIR",
     "MAX_TWIN_DRAWS",
     "counterfactual_family",
+    "counterfactual_plan",
+    "counterfactual_run_dir",
+    "reseeded_plan",
+    "reseeded_run_dir",
+    "reseeded_seed",
     "twin_box",
     "write_twin_suite",
 ]
@@ -124,8 +135,38 @@ def write_twin_suite(suite_dir: Path, out_dir: Path, *, seed: int) -> tuple[Path
     return out, left_out
 
 
-def twin_pairs(
-    original: Mapping[tuple[str, str, int], Any], twins: Mapping[tuple[str, str, int], Any]
-) -> list[tuple[Any, Any]]:
-    """The (original, twin) values sharing a (box, agent, repetition) key, in key order."""
-    return [(original[k], twins[k]) for k in sorted(original) if k in twins]
+def counterfactual_run_dir(run_dir: Path) -> Path:
+    """Where the counterfactual run of ``run_dir`` lives (whether or not it exists)."""
+    return Path(run_dir) / COUNTERFACTUAL_DIR / "run"
+
+
+def reseeded_run_dir(run_dir: Path) -> Path:
+    """Where the reseeded replay of ``run_dir`` lives (whether or not it exists)."""
+    return Path(run_dir) / COUNTERFACTUAL_DIR / "reseeded"
+
+
+def reseeded_seed(seed: int) -> int:
+    """The run seed of the reseeded replay: another stream for every agent."""
+    return seed_for(seed, "reseeded") % 2**31
+
+
+def reseeded_plan(plan: RunPlan) -> RunPlan:
+    """The same boxes, agents and settings with another run seed, into
+    ``<run>/counterfactual/reseeded``: the agents' own randomness changes, the boxes do
+    not, so a query plan that stays the same is the agent's, not chance's."""
+    from dataclasses import replace
+
+    return replace(plan, seed=reseeded_seed(plan.seed), out_dir=reseeded_run_dir(plan.out_dir))
+
+
+def counterfactual_plan(plan: RunPlan) -> RunPlan:
+    """The counterfactual companion of a checked run: the same agents, seed, settings and
+    repetitions on the twin suite (written, or rewritten identically, into
+    ``<run>/counterfactual/suite``), into ``<run>/counterfactual/run``. Resumable like any
+    run. Raises :class:`UsageError` when no box has a twin."""
+    from dataclasses import replace
+
+    twin_dir, _ = write_twin_suite(
+        plan.suite_dir, Path(plan.out_dir) / COUNTERFACTUAL_DIR / "suite", seed=plan.seed
+    )
+    return replace(plan, suite_dir=twin_dir, out_dir=counterfactual_run_dir(plan.out_dir))

@@ -1,39 +1,45 @@
 """Exploration tiers, computed from trajectories (ORACLE defines them only in prose).
 
 ORACLE reads histories by hand and files an agent's exploration under one of three tiers:
-1 random, 2 systematic but not adaptive, 3 adaptive. Here the tier comes from three
+1 random, 2 systematic but not adaptive, 3 adaptive. Here the tier comes from four
 measurements, per episode and per (agent, family, level), of the kind-independent
 :class:`~evaluator.analysis.EpisodeAnalysis` values:
 
-(a) **Above random.** Efficiency is the information an episode gathered
-    (``info_total``) over that of the kind's reference agent (``EpisodeKind.
-    reference_agent``: the greedy/adaptive baseline; DFA: L*) on the same box and
+(a) **Above random.** Efficiency is the information an episode gathered, summed over
+    its steps (:func:`information_area`: the efficiency at every budget up to T,
+    averaged, so that a budget in which every agent ends up knowing the rule still tells
+    a fast learner from a slow one), over that of the kind's reference agent
+    (``EpisodeKind.reference_agent``: the greedy/adaptive baseline) on the same box and
     repetition. A group is above random when the paired differences of its per-box
     efficiency and the random baseline's on the same boxes have a seeded 95% bootstrap
     interval above 0; an episode, when its efficiency beats random's on its box and
     repetition.
-(b) **Adaptive.** Whether the queries respond to feedback, from a counterfactual
-    (``oracle-eval --counterfactual``: every episode replayed, same seed, against a twin of
-    its box with another key of the same rule kind; :mod:`evaluator.counterfactual`): a
-    pair *diverges* when the two query sequences differ within their common length. A
-    group is adaptive when at least :data:`ADAPTIVE_SHARE` of its pairs diverge. Without
-    a counterfactual, a deferred-feedback run of the same boxes and budget serves
-    instead (ORACLE's setting (i)): adaptive when the efficiency lost without feedback
-    has a 95% interval above 0.
+(b) **Systematic.** Whether the queries follow a plan rather than chance: the same
+    jobs replayed on the same boxes with another run seed (``oracle-eval
+    --counterfactual`` writes this *reseeded* replay; a run with repetitions gives the
+    same pairs) ask the same queries in at least :data:`SYSTEMATIC_SHARE` of the pairs.
+(c) **Adaptive.** Whether the queries respond to feedback, from a counterfactual: every
+    episode replayed, same seed, against a twin of its box with another key of the same
+    rule kind (:mod:`evaluator.counterfactual`); a pair *diverges* when the two query
+    sequences differ within their common length. A group is adaptive when its share of
+    diverging pairs is at least :data:`ADAPTIVE_SHARE` of the reference agent's share.
     Feedback can only show where it could change the best plan: on boxes whose version
-    spaces are symmetric under a change of key (ciphers), the greedy reference's own
-    queries are the same for every key. The signal is *observable* for a family and
-    level only when the reference agent's own pairs diverge (or its own deferred run
-    loses efficiency); where it is not, adaptivity is not asked for.
-(c) **Near greedy.** Mean efficiency at least :data:`NEAR_GREEDY`.
+    spaces are symmetric under a change of key (ciphers) the greedy reference's own
+    queries are the same for every key, and adaptivity is *not observable* there (it is
+    then not asked for). Without a counterfactual, a deferred-feedback run of the same
+    boxes and budget serves instead (ORACLE's setting (i)): adaptive when the efficiency
+    lost without feedback has a 95% interval above 0 (observable where the reference
+    loses some).
+(d) **Near greedy.** The upper end of the 95% interval of the mean efficiency reaches
+    :data:`NEAR_GREEDY`: not measurably less efficient than the reference.
 
-Tier: 1 when not above random; otherwise 3 when near greedy and adaptive (or adaptivity
-is not observable on these boxes); otherwise 2 (systematic: better than random, but its
-queries do not respond to feedback, or it stays far from greedy). Without any adaptivity
-evidence the tier is *provisional* (``evidence = "efficiency"``): 3 when near greedy,
-else 2. The classifier is trusted only because it labels the baselines
-(``EpisodeKind.baseline_tiers``: random 1, fixed 2, adaptive 3) on every family; the
-tests check it.
+Tier: 1 when neither above random nor systematic; otherwise 3 when near greedy and
+adaptive (or adaptivity is not observable on these boxes); otherwise 2 (systematic: a
+plan, or better than random, whose queries do not respond to feedback or that stays
+short of greedy). Without adaptivity evidence the tier is *provisional* (``evidence =
+"efficiency"``): 3 when near greedy, else 2. The classifier is trusted only because it
+labels the baselines (``EpisodeKind.baseline_tiers``: random 1, fixed 2, adaptive 3) on
+every family; the tests check it.
 """
 
 from __future__ import annotations
@@ -53,6 +59,7 @@ __all__ = [
     "ADAPTIVE_SHARE",
     "NEAR_GREEDY",
     "RANDOM_AGENT",
+    "SYSTEMATIC_SHARE",
     "EpisodeTier",
     "Evidence",
     "TierReport",
@@ -60,12 +67,18 @@ __all__ = [
     "classify_tiers",
     "diverges",
     "efficiencies",
+    "information_area",
 ]
 
 ADAPTIVE_SHARE = 0.5
-"""Share of counterfactual pairs that must diverge for a group to count as adaptive."""
-NEAR_GREEDY = 0.8
-"""Mean efficiency (against the reference agent) from which a group is near greedy."""
+"""A group is adaptive when its share of diverging counterfactual pairs is at least this
+fraction of the reference agent's share on the same family and level."""
+SYSTEMATIC_SHARE = 0.5
+"""A group follows a plan when at least this share of its same-box pairs under another
+agent seed ask the same queries."""
+NEAR_GREEDY = 0.995
+"""A group is near greedy when the upper end of the 95% interval of its mean efficiency
+reaches this: not measurably less efficient than the reference (within half a percent)."""
 RANDOM_AGENT = "random"
 """The baseline whose efficiency marks tier 1."""
 
@@ -98,6 +111,11 @@ class TierRow(_Model):
     random_gap_ci_low: float | None = None
     random_gap_ci_high: float | None = None
     above_random: bool | None
+    seed_divergence: float | None = None
+    """Share of same-box pairs with another agent seed (the reseeded replay, or
+    repetitions) whose queries diverge (None: no such pairs)."""
+    systematic: bool | None = None
+    """The agent follows a plan: its queries rarely change with its own seed."""
     adaptivity: float | None = None
     """Share of counterfactual pairs whose queries diverge (None: no counterfactual)."""
     feedback_gain: float | None = None
@@ -155,36 +173,54 @@ def _key(e: EpisodeAnalysis) -> _Key:
     return (e.box_id, e.agent, e.repetition)
 
 
+def information_area(e: EpisodeAnalysis) -> float | None:
+    """The information an episode gathered, summed over its budget: sum over steps t of
+    the bits gathered by step t (counted steps; a step with unmeasured bits adds none).
+    Divided by the reference's on the same box and budget, this is the efficiency at
+    every budget up to T, averaged: gathering all of log2|H| at step 2 beats gathering it
+    at step 9, though both end with log2|H|. Kinds that measure no bits per step fall
+    back to ``info_total``."""
+    if not any(s.bits is not None for s in e.steps):
+        return e.info_total
+    total = cumulative = 0.0
+    for step in e.steps:
+        if not step.counted:
+            continue
+        if step.bits is not None and math.isfinite(step.bits):
+            cumulative += step.bits
+        total += cumulative
+    return total
+
+
 def efficiencies(
     analyses: Iterable[EpisodeAnalysis],
     reference_agent: str,
     reference: Iterable[EpisodeAnalysis] | None = None,
 ) -> dict[_Key, float | None]:
-    """Each completed episode's ``info_total`` over the reference agent's on the same
-    box and repetition (None when either is missing or the reference gathered nothing).
+    """Each completed episode's :func:`information_area` over the reference agent's on the
+    same box and repetition (None when either is missing or the reference gathered nothing).
 
     The reference episodes come from ``reference`` when given (a deferred run is measured
     against the instant run's reference), else from ``analyses`` themselves."""
     done = [e for e in analyses if e.status == "completed"]
     source = done if reference is None else [e for e in reference if e.status == "completed"]
     ref = {
-        (e.box_id, e.repetition): e.info_total
-        for e in source
-        if e.agent == reference_agent and e.info_total is not None
+        (e.box_id, e.repetition): information_area(e) for e in source if e.agent == reference_agent
     }
     out: dict[_Key, float | None] = {}
     for e in done:
         base = ref.get((e.box_id, e.repetition))
+        mine = information_area(e)
         if (
-            e.info_total is None
+            mine is None
             or base is None
             or not math.isfinite(base)
             or base <= 0
-            or not math.isfinite(e.info_total)
+            or not math.isfinite(mine)
         ):
             out[_key(e)] = None
         else:
-            out[_key(e)] = e.info_total / base
+            out[_key(e)] = mine / base
     return out
 
 
@@ -206,45 +242,56 @@ def _paired_gap(
     return statistics.fmean(gaps), bootstrap_ci(gaps, seed, "tiers", *parts)
 
 
-def _reference_observable(
-    shares: Mapping[tuple[str, str, str], float | None],
-    gains: Mapping[tuple[str, str, str], tuple[float, float] | None],
-    family: str,
-    level: str,
-    reference_agent: str,
-) -> tuple[bool | None, bool | None]:
-    """Whether the reference agent's own counterfactual pairs / deferred run show that
-    feedback changes the greedy plan here (None: no such evidence)."""
-    key = (family, level, reference_agent)
-    share = shares.get(key)
-    gain = gains.get(key)
-    by_twin = None if share is None else share >= ADAPTIVE_SHARE
-    by_deferred = None if gain is None else gain[0] > 0
-    return by_twin, by_deferred
+def _divergence_share(pairs: Sequence[tuple[EpisodeAnalysis, EpisodeAnalysis]]) -> float | None:
+    flags = [diverges(a.query_keys, b.query_keys) for a, b in pairs]
+    return sum(flags) / len(flags) if flags else None
+
+
+def _pairs(
+    members: Sequence[EpisodeAnalysis], others: Mapping[_Key, EpisodeAnalysis]
+) -> list[tuple[EpisodeAnalysis, EpisodeAnalysis]]:
+    return [(e, others[_key(e)]) for e in members if e.status == "completed" and _key(e) in others]
+
+
+def _repetition_pairs(
+    members: Sequence[EpisodeAnalysis],
+) -> list[tuple[EpisodeAnalysis, EpisodeAnalysis]]:
+    """Repetition r and r + 1 of each box: the agent's own randomness differs."""
+    done = {_key(e): e for e in members if e.status == "completed"}
+    return [
+        (e, done[(box, agent, rep + 1)])
+        for (box, agent, rep), e in sorted(done.items())
+        if (box, agent, rep + 1) in done
+    ]
 
 
 def _tier(
-    above: bool | None, adaptive: bool | None, evidence: Evidence, near: bool | None
+    above: bool | None,
+    systematic: bool | None,
+    adaptive: bool | None,
+    evidence: Evidence,
+    near: bool | None,
 ) -> tuple[int | None, str]:
     if above is None:
         return None, "no random baseline on the same boxes to compare with"
-    if not above:
-        return 1, "no more efficient than the random baseline"
+    if not above and not systematic:
+        return 1, "no more efficient than the random baseline, and no fixed plan"
     if near is None:
         return None, "no reference agent on the same boxes to compare with"
+    lead = "above random" if above else "a plan that does not change with its seed"
     if evidence == "not observable":
         if near:
-            return 3, "near greedy; feedback cannot change the greedy plan on these boxes"
-        return 2, "above random, far from greedy"
+            return 3, f"{lead}, near greedy; feedback cannot change the greedy plan here"
+        return 2, f"{lead}, short of greedy"
     if evidence == "efficiency":
         if near:
-            return 3, "near greedy (provisional: no counterfactual or deferred run)"
-        return 2, "above random, far from greedy (provisional: no adaptivity evidence)"
+            return 3, f"{lead}, near greedy (provisional: no adaptivity evidence)"
+        return 2, f"{lead}, short of greedy (provisional: no adaptivity evidence)"
     if adaptive and near:
-        return 3, f"adaptive ({evidence}) and near greedy"
+        return 3, f"{lead}, adaptive ({evidence}) and near greedy"
     if adaptive:
-        return 2, f"adaptive ({evidence}) but far from greedy"
-    return 2, f"above random, queries do not respond to feedback ({evidence})"
+        return 2, f"{lead}, adaptive ({evidence}) but short of greedy"
+    return 2, f"{lead}, queries do not respond to feedback ({evidence})"
 
 
 def classify_tiers(
@@ -254,73 +301,78 @@ def classify_tiers(
     expected: Mapping[str, int],
     seed: int = 0,
     counterfactual: Sequence[EpisodeAnalysis] | None = None,
+    reseeded: Sequence[EpisodeAnalysis] | None = None,
     deferred: Sequence[EpisodeAnalysis] | None = None,
 ) -> TierReport:
     """The tiers of one run's episodes (see the module docstring).
 
-    ``counterfactual`` holds the same jobs played against twin boxes; ``deferred`` a run
-    of the same boxes and budget with deferred feedback. ``seed`` draws the bootstrap
-    intervals (``rng_for(seed, "bootstrap", "tiers", ...)``).
+    ``counterfactual`` holds the same jobs played against twin boxes; ``reseeded`` the
+    same jobs on the same boxes with another run seed; ``deferred`` a run of the same
+    boxes and budget with deferred feedback. ``seed`` draws the bootstrap intervals
+    (``rng_for(seed, "bootstrap", "tiers", ...)``).
     """
     eff = efficiencies(analyses, reference_agent)
     deferred_eff = efficiencies(deferred, reference_agent, analyses) if deferred else None
     twins = {_key(e): e for e in counterfactual or () if e.status == "completed"}
+    replays = {_key(e): e for e in reseeded or () if e.status == "completed"}
     groups: dict[tuple[str, str, str], list[EpisodeAnalysis]] = defaultdict(list)
     for e in analyses:
         groups[(e.family, e.level, e.agent)].append(e)
 
-    pair_diverges: dict[_Key, bool] = {}
-    for e in analyses:
-        twin = twins.get(_key(e))
-        if e.status == "completed" and twin is not None:
-            pair_diverges[_key(e)] = diverges(e.query_keys, twin.query_keys)
     shares: dict[tuple[str, str, str], float | None] = {}
-    gains: dict[tuple[str, str, str], tuple[float, float] | None] = {}
-    gain_means: dict[tuple[str, str, str], float | None] = {}
+    noise: dict[tuple[str, str, str], float | None] = {}
+    gains: dict[tuple[str, str, str], tuple[float | None, tuple[float, float] | None]] = {}
     for group, members in groups.items():
-        flags = [pair_diverges[_key(e)] for e in members if _key(e) in pair_diverges]
-        shares[group] = sum(flags) / len(flags) if flags else None
+        shares[group] = _divergence_share(_pairs(members, twins))
+        same_box = _pairs(members, replays) if replays else _repetition_pairs(members)
+        noise[group] = _divergence_share(same_box)
         if deferred_eff is not None:
             boxes = {e.box_id for e in members}
             now = {b: v for b, v in _per_box(eff, group[2]).items() if b in boxes}
-            blind = _per_box(deferred_eff, group[2])
-            mean, ci = _paired_gap(now, blind, seed, "feedback", *group)
-            gain_means[group], gains[group] = mean, ci
+            gains[group] = _paired_gap(
+                now, _per_box(deferred_eff, group[2]), seed, "feedback", *group
+            )
     random_boxes = _per_box(eff, RANDOM_AGENT)
 
     rows: list[TierRow] = []
     for group in sorted(groups):
         family, level, agent = group
         members = groups[group]
-        values = [eff[_key(e)] for e in members if eff.get(_key(e)) is not None]
         in_group = {e.box_id for e in members}
         mine = {b: v for b, v in _per_box(eff, agent).items() if b in in_group}
         ci = bootstrap_ci(list(mine.values()), seed, "tiers", "efficiency", *group)
-        mean_eff = statistics.fmean(v for v in values if v is not None) if values else None
+        values = [v for e in members if (v := eff.get(_key(e))) is not None]
+        mean_eff = statistics.fmean(values) if values else None
         gap, gap_ci = _paired_gap(mine, random_boxes, seed, "random", *group)
         above = None if gap_ci is None else gap_ci[0] > 0
-        near = None if mean_eff is None else mean_eff >= NEAR_GREEDY
-        twin_ok, deferred_ok = _reference_observable(shares, gains, family, level, reference_agent)
+        near = None if ci is None else ci[1] >= NEAR_GREEDY
+        spread = noise[group]
+        systematic = None if spread is None else spread <= 1.0 - SYSTEMATIC_SHARE
+        ref_share = shares.get((family, level, reference_agent))
+        ref_gain = gains.get((family, level, reference_agent))
+        share = shares[group]
+        gain = gains.get(group)
         evidence: Evidence
         adaptive: bool | None
-        if shares.get(group) is not None and twin_ok is not None:
-            share = shares[group]
-            evidence = "counterfactual" if twin_ok else "not observable"
-            adaptive = bool(share is not None and share >= ADAPTIVE_SHARE) if twin_ok else None
-        elif gains.get(group) is not None and deferred_ok is not None:
-            g = gains[group]
-            evidence = "deferred" if deferred_ok else "not observable"
-            adaptive = bool(g is not None and g[0] > 0) if deferred_ok else None
+        if share is not None and ref_share is not None:
+            if ref_share > 0:
+                evidence, adaptive = "counterfactual", share >= ADAPTIVE_SHARE * ref_share
+            else:
+                evidence, adaptive = "not observable", None
+        elif gain is not None and gain[1] is not None and ref_gain and ref_gain[1]:
+            if ref_gain[1][0] > 0:
+                evidence, adaptive = "deferred", gain[1][0] > 0
+            else:
+                evidence, adaptive = "not observable", None
         else:
             evidence, adaptive = "efficiency", None
-        tier, reason = _tier(above, adaptive, evidence, near)
-        g = gains.get(group)
+        tier, reason = _tier(above, systematic, adaptive, evidence, near)
         rows.append(
             TierRow(
                 family=family,
                 level=level,
                 agent=agent,
-                boxes=len({e.box_id for e in members}),
+                boxes=len(in_group),
                 episodes=len(members),
                 efficiency=rnd(mean_eff),
                 efficiency_ci_low=rnd(ci[0]) if ci else None,
@@ -329,10 +381,12 @@ def classify_tiers(
                 random_gap_ci_low=rnd(gap_ci[0]) if gap_ci else None,
                 random_gap_ci_high=rnd(gap_ci[1]) if gap_ci else None,
                 above_random=above,
-                adaptivity=rnd(shares.get(group)),
-                feedback_gain=rnd(gain_means.get(group)),
-                feedback_gain_ci_low=rnd(g[0]) if g else None,
-                feedback_gain_ci_high=rnd(g[1]) if g else None,
+                seed_divergence=rnd(spread),
+                systematic=systematic,
+                adaptivity=rnd(share),
+                feedback_gain=rnd(gain[0]) if gain else None,
+                feedback_gain_ci_low=rnd(gain[1][0]) if gain and gain[1] else None,
+                feedback_gain_ci_high=rnd(gain[1][1]) if gain and gain[1] else None,
                 adaptive=adaptive,
                 evidence=evidence,
                 near_greedy=near,
@@ -350,13 +404,17 @@ def classify_tiers(
         above_e = None if value is None or base is None else value > base
         near_e = None if value is None else value >= NEAR_GREEDY
         row = row_of[(e.family, e.level, e.agent)]
-        div = pair_diverges.get(_key(e))
-        evidence_e: Evidence = row.evidence
+        twin = twins.get(_key(e))
+        div = (
+            None
+            if twin is None or e.status != "completed"
+            else diverges(e.query_keys, twin.query_keys)
+        )
         adaptive_e = div if row.evidence == "counterfactual" else row.adaptive
         if e.status != "completed":
             tier_e = None
         else:
-            tier_e, _ = _tier(above_e, adaptive_e, evidence_e, near_e)
+            tier_e, _ = _tier(above_e, row.systematic, adaptive_e, row.evidence, near_e)
         episodes.append(
             EpisodeTier(
                 box_id=e.box_id,
