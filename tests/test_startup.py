@@ -26,6 +26,8 @@ ALWAYS_HEAVY = frozenset(
         "jinja2",
         "numpy",
         "scipy",
+        # The HTML report's figures only.
+        "matplotlib",
         # The optional extras: only --executor ray and the Inspect adapter import them.
         "ray",
         "inspect_ai",

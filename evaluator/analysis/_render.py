@@ -123,7 +123,12 @@ def render_figure(figure: Figure, fmt: str) -> bytes:
     from matplotlib.figure import Figure as MplFigure
 
     with matplotlib.rc_context(cast(Any, _RC)):
-        fig = MplFigure(figsize=(7.0, 4.0), dpi=100)
+        width = 7.0
+        if figure.chart == "bar":
+            # A few categories make narrow figures, not wide bars.
+            categories = {str(x) for s in figure.series if not s.guide for x in s.x}
+            width = min(7.0, 3.5 + 1.2 * len(categories))
+        fig = MplFigure(figsize=(width, 4.0), dpi=100)
         FigureCanvasAgg(fig)
         ax = fig.add_subplot()
         if figure.chart == "bar":

@@ -83,11 +83,11 @@ def _score(a: EpisodeAnalysis) -> float | None:
     return 0.0 if a.status == "failed" and scored(cast(Any, a)) else None
 
 
-def _scores(analyses: Iterable[EpisodeAnalysis]) -> _Values:
-    listed = list(analyses)
-    out = _excluded(listed)
+def _scores(run: AnalysedRun, analyses: Iterable[EpisodeAnalysis]) -> _Values:
+    """Scores by box of ``analyses`` (of ``run``), the run's box-failed boxes left out."""
+    out = _excluded(run.analyses)
     by_box: _Values = defaultdict(list)
-    for a in listed:
+    for a in analyses:
         value = _score(a)
         if value is not None and a.box_id not in out:
             by_box[a.box_id].append(value)
@@ -230,7 +230,7 @@ def results_section(runs: RunSet) -> SectionContent:
         run_rows = []
         for (family, level, agent), members in groups.items():
             stat = _stat(
-                _scores(members), runs.ci_seed(run), "results", run.id, family, level, agent
+                _scores(run, members), runs.ci_seed(run), "results", run.id, family, level, agent
             )
             run_rows.append(
                 AccuracyRow(
@@ -531,7 +531,7 @@ def _pooled(
     by_box: _Values = defaultdict(list)
     for run in members:
         mine = [a for a in run.analyses if a.agent == agent]
-        values = _scores(mine) if what == "score" else _efficiencies(run, mine)
+        values = _scores(run, mine) if what == "score" else _efficiencies(run, mine)
         for box, vs in values.items():
             by_box[box].extend(vs)
     stat = _stat(by_box, runs.ci_seed(members[0]), what, *parts)
