@@ -68,6 +68,7 @@ Examples:
   oracle-eval report runs/DFA-states2-9-seed0-n80/dfa-x2-seed0 --buckets 2-5,6-9
   oracle-eval report logs/2025-01-01T12-00-00_oracle-ERI-easy_abc.eval
   oracle-eval report runs/eri-easy/*-seed0 --html report.html --figures figures
+  oracle-eval report runs/eri-easy/10at1-instant-seed0 --tiers
 """
 
 
@@ -126,6 +127,12 @@ def _parser() -> argparse.ArgumentParser:
         metavar="LIST",
         help=f"formats of --figures, a comma list of {', '.join(_FORMATS)} (default: png)",
     )
+    p.add_argument(
+        "--tiers",
+        action="store_true",
+        help="also print the exploration tiers (with the run's counterfactual replays, "
+        "when oracle-eval --counterfactual made them)",
+    )
     p.add_argument("-v", "--verbose", action="count", default=0, help="more logging (-vv: debug)")
     add_kind_arguments(p, "report")
     add_version(p)
@@ -145,6 +152,8 @@ def _formats(text: str) -> tuple[str, ...]:
 
 def _report(args: argparse.Namespace, out: Console, err: Console) -> int:
     if args.html is not None or args.figures is not None:
+        if args.tiers:
+            raise UsageError("--tiers prints one run's tiers; the HTML report has a tiers section")
         return _html_report(args, out, err)
     if args.figure_format is not None:
         raise UsageError("--figure-format goes with --figures DIR")
@@ -192,6 +201,10 @@ def _one_run(args: argparse.Namespace, out: Console, err: Console) -> int:
         f"Results in [bold]{where}[/] ({', '.join(p.name for p in written)})",
         soft_wrap=True,
     )
+    if args.tiers:
+        from evaluator._tiers_cli import print_tiers, tiers_of_records
+
+        print_tiers(out, tiers_of_records(records, seed=args.seed))
     return 0
 
 

@@ -10,18 +10,25 @@ if TYPE_CHECKING:
     from rich.console import Console
 
     from evaluator.analysis.tiers import TierReport
+    from evaluator.report import RunRecords
 
-__all__ = ["print_tiers", "tiers_of_run_dir"]
+__all__ = ["print_tiers", "tiers_of_records", "tiers_of_run_dir"]
+
+
+def tiers_of_records(records: RunRecords, *, seed: int | None = None) -> TierReport:
+    """The tiers of a loaded run with its counterfactual companions, if any."""
+    from evaluator.analysis.sections import analyse_runs
+    from evaluator.analysis.tier_section import run_tiers
+
+    runs = analyse_runs([records], seed=seed)
+    return run_tiers(runs.runs[0], seed=seed)
 
 
 def tiers_of_run_dir(run_dir: Path, *, seed: int | None = None) -> TierReport:
     """The tiers of the run at ``run_dir`` with its counterfactual companions, if any."""
-    from evaluator.analysis.sections import analyse_runs
-    from evaluator.analysis.tier_section import run_tiers
     from evaluator.report import load_run
 
-    runs = analyse_runs([load_run(Path(run_dir))], seed=seed)
-    return run_tiers(runs.runs[0], seed=seed)
+    return tiers_of_records(load_run(Path(run_dir)), seed=seed)
 
 
 def _num(value: float | None, digits: int = 2) -> str:
