@@ -10,8 +10,11 @@ budget) and everything owner-side that describes it (facts.json: rule kind, log2
 T_info), and replaces the rule itself: a fresh key of the same rule kind, drawn by the
 family from ``rng_for(seed, "counterfactual", suite, box id, attempt)`` (redrawn while it
 equals the original's), its code rendered from the kind's trusted template like the
-procedural backend's, and a fresh held-out seed (which also draws a puzzle's secrets and
-a game's noise). Since the box id and the run seed are unchanged, every agent draws the
+procedural backend's, and a fresh held-out seed (which also draws a game's noise).
+Families whose rules are public (``Family.hidden_rule`` False: a puzzle's rules are in
+its intro) keep the rule; the fresh held-out seed draws other secrets.
+
+Since the box id and the run seed are unchanged, every agent draws the
 same random stream in both episodes (agents seed from run seed, agent, box id and
 repetition): any difference in the queries comes from the answers.
 
@@ -83,9 +86,14 @@ def twin_box(family: Family, suite: SuiteInfo, box: Box, seed: int) -> tuple[str
     original = dict(box.hidden.params)
     for attempt in range(MAX_TWIN_DRAWS):
         rng = rng_for(seed, "counterfactual", suite.name, box.info.id, attempt)
-        rule = family.sample_rule(rng, box.info.level, box.facts.rule_kind)
-        if dict(rule.params) == original:
-            continue
+        if family.hidden_rule:
+            rule = family.sample_rule(rng, box.info.level, box.facts.rule_kind)
+            if dict(rule.params) == original:
+                continue
+        else:
+            # The rules are public (a puzzle's): the twin keeps them, and its held-out
+            # seed draws other secrets.
+            rule = family.rule_from_params(box.facts.rule_kind, box.info.level, original)
         test_seed = seed_for(seed, "counterfactual-test", suite.name, box.info.id, attempt)
         if test_seed == box.hidden.test_seed:
             continue
