@@ -1,5 +1,6 @@
 # Two entry points for a fresh machine with only Python and make:
-#   make demo   set up, generate small ERI, CRI, CII, PSI, IPI, GSI and DFA suites, evaluate the baselines
+#   make demo   set up, generate small ERI, CRI, CII, PSI, IPI, GSI and DFA suites, evaluate the
+#               baselines (CRI with its counterfactual tiers), write the HTML report runs/report.html
 #   make test   set up with the dev tools and run the whole test suite
 PYTHON ?= python3
 VENV   ?= .venv
@@ -32,7 +33,7 @@ demo: $(BIN)/oracle-gen
 	$(BIN)/oracle-gen --category ERI --level easy -n 12 --seed 0 --out $(DEMO)
 	$(BIN)/oracle-eval 10@1 --suite $(DEMO)
 	$(BIN)/oracle-gen --category CRI --level hard -n 8 --seed 0 --out $(DEMO_CRI)
-	$(BIN)/oracle-eval 10@1 --suite $(DEMO_CRI)
+	$(BIN)/oracle-eval 10@1 --suite $(DEMO_CRI) --counterfactual
 	$(BIN)/oracle-gen --category CII --level hard -n 8 --seed 0 --out $(DEMO_CII)
 	$(BIN)/oracle-eval 2@1 --suite $(DEMO_CII)
 	$(BIN)/oracle-gen --category PSI --level hard -n 8 --seed 0 --out $(DEMO_PSI)
@@ -42,7 +43,8 @@ demo: $(BIN)/oracle-gen
 	$(BIN)/oracle-gen --category GSI --level easy -n 8 --seed 0 --out $(DEMO_GSI)
 	$(BIN)/oracle-eval 1@1 --suite $(DEMO_GSI)
 	$(BIN)/oracle-gen --category DFA --states 2-9 -n 16 --seed 0 --out $(DEMO_DFA)
-	$(BIN)/oracle-eval --suite $(DEMO_DFA) --agent lstar --agent kv --agent ttt
+	$(BIN)/oracle-eval --suite $(DEMO_DFA) --agent lstar --agent kv --agent ttt --agent random --agent fixed
+	$(BIN)/oracle-eval report runs/*/*/ --html runs/report.html
 	@echo
 	@echo "Done. The tools are in $(VENV)/bin; put them on your PATH with"
 	@echo "    source $(VENV)/bin/activate"
@@ -51,6 +53,7 @@ demo: $(BIN)/oracle-gen
 	@echo "    oracle-gen --category ERI --level hard -n 8            # a secret-seed suite"
 	@echo "    oracle-play 10@1 --suite $(DEMO) --box ERI-easy-0000   # play a box yourself"
 	@echo "    oracle-eval report runs/<folder>/<run>                 # recompute a run's tables"
+	@echo "and open runs/report.html in a browser: every run's tables, figures, tiers and episodes."
 
 # Two worker processes (the CI machines have 2 cores), each test file whole on one of
 # them, so a module's fixtures (a Ray head, a generated suite) are built once.

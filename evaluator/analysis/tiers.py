@@ -272,12 +272,12 @@ def _tier(
     evidence: Evidence,
     near: bool | None,
 ) -> tuple[int | None, str]:
+    if near is None:
+        return None, "no reference agent on the same boxes to compare with"
     if above is None:
         return None, "no random baseline on the same boxes to compare with"
     if not above and not systematic:
         return 1, "no more efficient than the random baseline, and no fixed plan"
-    if near is None:
-        return None, "no reference agent on the same boxes to compare with"
     lead = "above random" if above else "a plan that does not change with its seed"
     if evidence == "not observable":
         if near:
