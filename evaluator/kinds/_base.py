@@ -321,9 +321,9 @@ class EpisodeKind(ABC):
         raise TypeError(f"the {self.title} kind does not implement analyse()")
 
     def figures(self, analyses: Sequence[EpisodeAnalysis], records: Sequence[Any]) -> list[Figure]:
-        """Figures of this kind's own (DFA: the automata paper's), from one run's
-        analyses and the records they came from (parallel); the generic report draws the
-        rest. Default: none."""
+        """Figures of this kind's own (DFA: the automata paper's), from the analyses of
+        every run of this kind in a report and the records they came from (parallel; runs
+        may differ in budget); the generic report draws the rest. Default: none."""
         return []
 
     # -- people --------------------------------------------------------------
