@@ -36,6 +36,7 @@ if TYPE_CHECKING:
     from evaluator.analysis.compare import TextTable
     from evaluator.api import RunPlan
     from evaluator.llm_agents import LlmAgentSettings
+    from evaluator.runner import RunResult
     from oracle_bench._executor import ExecutorChoice
 
 # The evaluator, the agents, the providers and rich are imported where they are used, so
@@ -522,7 +523,6 @@ def _run_counterfactual(
 ) -> int:
     """The twin and reseeded replays of ``plan``, then the tiers."""
     from evaluator._tiers_cli import print_tiers, tiers_of_run_dir
-    from evaluator.api import evaluate
     from evaluator.counterfactual import counterfactual_plan, reseeded_plan
 
     failed = 0
@@ -530,22 +530,8 @@ def _run_counterfactual(
         ("twins", counterfactual_plan(plan)),
         ("reseeded", reseeded_plan(plan)),
     ):
-        bar, on_progress = _progress(
-            err, plan.suite.name, f"{plan.label} counterfactual ({what})", plan.agents
-        )
-        try:
-            result = evaluate(
-                companion,
-                progress=on_progress,
-                concurrency=args.concurrency,
-                workers=args.workers,
-                max_cost=args.max_cost,
-                max_tokens=args.max_tokens,
-                executor=executor.name,
-                executor_options=executor.options,
-            )
-        finally:
-            bar.stop()
+        label = f"{plan.label} counterfactual ({what})"
+        result = _evaluate_with_bar(args, companion, label, executor, err)
         m = result.manifest
         failed += m.failed
         out.print(
@@ -560,17 +546,15 @@ def _run_counterfactual(
     return _failures_exit(args, failed, {}, err) if failed else 0
 
 
-def _run_one(
-    args: argparse.Namespace, plan: RunPlan, executor: ExecutorChoice, out: Console, err: Console
-) -> int:
-    from evaluator._report_cli import print_summary
+def _evaluate_with_bar(
+    args: argparse.Namespace, plan: RunPlan, label: str, executor: ExecutorChoice, err: Console
+) -> RunResult:
+    """``plan`` evaluated with the command line's run flags, behind a progress bar."""
     from evaluator.api import evaluate
-    from evaluator.failures import failure_summary
-    from evaluator.runner import RunResult, shard_suffix
 
-    bar, on_progress = _progress(err, plan.suite.name, plan.label, plan.agents)
+    bar, on_progress = _progress(err, plan.suite.name, label, plan.agents)
     try:
-        result: RunResult = evaluate(
+        return evaluate(
             plan,
             progress=on_progress,
             concurrency=args.concurrency,
@@ -582,6 +566,16 @@ def _run_one(
         )
     finally:
         bar.stop()
+
+
+def _run_one(
+    args: argparse.Namespace, plan: RunPlan, executor: ExecutorChoice, out: Console, err: Console
+) -> int:
+    from evaluator._report_cli import print_summary
+    from evaluator.failures import failure_summary
+    from evaluator.runner import shard_suffix
+
+    result: RunResult = _evaluate_with_bar(args, plan, plan.label, executor, err)
     print_summary(out, plan.kind, result.summary)
     m = result.manifest
     failed = failure_summary({f"failed_{k}": v for k, v in m.failures.items()})
@@ -636,7 +630,7 @@ def _run_sweep(
     from evaluator.analysis.compare import load_run_scores, score_rows, sweep_table
     from evaluator.api import sweep
     from evaluator.failures import failure_summary
-    from evaluator.runner import RunEvent, RunResult
+    from evaluator.runner import RunEvent
 
     out.print(
         f"Sweep of {len(plans)} runs on {plans[0].suite.name}: "

@@ -8,7 +8,7 @@ Every kind turns its trajectories into :class:`EpisodeAnalysis` values
 
 from __future__ import annotations
 
-from evaluator.analysis._conversation import conversation_of
+from evaluator.analysis._conversation import conversation_of, record_identity
 from evaluator.analysis._model import (
     AnswerView,
     ConversationMessage,
@@ -46,6 +46,7 @@ __all__ = [
     "StepView",
     "analyse_runs",
     "conversation_of",
+    "record_identity",
     "register_section",
     "registered_sections",
 ]

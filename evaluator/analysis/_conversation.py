@@ -1,4 +1,5 @@
-"""The conversation an LLM agent's model saw, read back from any kind's record."""
+"""What the analysis reads alike from any kind's record: its identity and the conversation
+an LLM agent's model saw."""
 
 from __future__ import annotations
 
@@ -6,7 +7,7 @@ from typing import Any
 
 from evaluator.analysis._model import ConversationMessage
 
-__all__ = ["conversation_of"]
+__all__ = ["conversation_of", "record_identity"]
 
 _FIELDS = ("role", "content", "tool_calls", "call")
 
@@ -29,3 +30,21 @@ def conversation_of(record: Any) -> list[ConversationMessage] | None:
         # analysis view; keep the view's own fields only.
         out.append(ConversationMessage(**{f: getattr(message, f) for f in _FIELDS}))
     return out
+
+
+def record_identity(record: Any) -> dict[str, Any]:
+    """The :class:`~evaluator.analysis.EpisodeAnalysis` fields every kind's record holds
+    under the same names: box, family, level, rule kind, agent, repetition, status,
+    failure, error; and the conversation."""
+    return {
+        "box_id": record.box_id,
+        "family": record.family,
+        "level": record.level,
+        "rule_kind": record.rule_kind,
+        "agent": record.agent,
+        "repetition": record.repetition,
+        "status": record.status,
+        "failure": record.failure,
+        "error": record.error,
+        "conversation": conversation_of(record),
+    }

@@ -43,7 +43,7 @@ from blackboxes.games import (
     version_space,
 )
 from blackboxes.information import entropy_bits
-from evaluator.analysis import AnswerView, EpisodeAnalysis, StepView, conversation_of
+from evaluator.analysis import AnswerView, EpisodeAnalysis, StepView, record_identity
 from evaluator.kinds.game.trajectory import GameRoundRecord, GameTrajectory, SettingRecord
 from oracle_bench.errors import UnknownNameError
 
@@ -224,18 +224,10 @@ def analyse_game(traj: GameTrajectory, kind_name: str = "game") -> EpisodeAnalys
     }
     context = "" if traj.context == "reset" else f" {traj.context}"
     return EpisodeAnalysis(
-        box_id=traj.box_id,
-        family=traj.family,
-        level=traj.level,
-        rule_kind=traj.rule_kind,
-        agent=traj.agent,
-        repetition=traj.repetition,
+        **record_identity(traj),
         kind=kind_name,
         setting=f"{traj.turns}@{traj.shots}{context}",
         budget=traj.turns * sum(rounds_each) if game is not None else None,
-        status=traj.status,
-        failure=traj.failure,
-        error=traj.error,
         score=traj.score,
         log2_h=traj.log2_h,
         info_total=info_total,
@@ -244,6 +236,5 @@ def analyse_game(traj: GameTrajectory, kind_name: str = "game") -> EpisodeAnalys
         steps=steps,
         answers=[_answer(s) for s in traj.settings_played],
         intro=traj.intro,
-        conversation=conversation_of(traj),
         metrics=metrics,
     )

@@ -20,7 +20,7 @@ from dataclasses import dataclass
 
 from blackboxes.families import get_family
 from blackboxes.puzzles import PuzzleError, PuzzleSpace, get_puzzle
-from evaluator.analysis import AnswerView, EpisodeAnalysis, StepView, conversation_of
+from evaluator.analysis import AnswerView, EpisodeAnalysis, StepView, record_identity
 from evaluator.kinds.puzzle.metrics import CERTAIN
 from evaluator.kinds.puzzle.trajectory import InstanceRecord, ProbeRecord, PuzzleTrajectory
 from oracle_bench.errors import UnknownNameError
@@ -161,19 +161,11 @@ def analyse_puzzle(traj: PuzzleTrajectory, kind_name: str = "puzzle") -> Episode
     except UnknownNameError:
         k = instances
     return EpisodeAnalysis(
-        box_id=traj.box_id,
-        family=traj.family,
-        level=traj.level,
-        rule_kind=traj.rule_kind,
-        agent=traj.agent,
-        repetition=traj.repetition,
+        **record_identity(traj),
         kind=kind_name,
         setting=f"{traj.turns}@{traj.shots} {traj.feedback}{context}",
         budget=traj.turns * k,
         feedback=traj.feedback,
-        status=traj.status,
-        failure=traj.failure,
-        error=traj.error,
         score=traj.score,
         log2_h=traj.log2_h,
         t_info=traj.t_info,
@@ -183,6 +175,5 @@ def analyse_puzzle(traj: PuzzleTrajectory, kind_name: str = "puzzle") -> Episode
         steps=steps,
         answers=[_answer(inst) for inst in traj.instances],
         intro=traj.intro,
-        conversation=conversation_of(traj),
         metrics=metrics,
     )

@@ -17,7 +17,7 @@ from typing import Any
 
 from blackboxes.families import get_family
 from blackboxes.information import output_key
-from evaluator.analysis import AnswerView, EpisodeAnalysis, StepView, conversation_of
+from evaluator.analysis import AnswerView, EpisodeAnalysis, StepView, record_identity
 from evaluator.kinds.turns.metrics import (
     EpisodeInformation,
     QueryInformation,
@@ -118,19 +118,11 @@ def analyse_turns(traj: Trajectory, kind_name: str = "turns") -> EpisodeAnalysis
         "bound_efficiency": bound_efficiency(traj.t_info, identified) if measured else None,
     }
     return EpisodeAnalysis(
-        box_id=traj.box_id,
-        family=traj.family,
-        level=traj.level,
-        rule_kind=traj.rule_kind,
-        agent=traj.agent,
-        repetition=traj.repetition,
+        **record_identity(traj),
         kind=kind_name,
         setting=f"{traj.spec.turns}@{traj.spec.shots} {traj.feedback}",
         budget=traj.spec.turns,
         feedback=traj.feedback,
-        status=traj.status,
-        failure=traj.failure,
-        error=traj.error,
         score=traj.accuracy,
         log2_h=traj.log2_h,
         t_info=traj.t_info,
@@ -140,6 +132,5 @@ def analyse_turns(traj: Trajectory, kind_name: str = "turns") -> EpisodeAnalysis
         steps=steps,
         answers=[_answer(item) for item in traj.items],
         intro=traj.intro,
-        conversation=conversation_of(traj),
         metrics=metrics,
     )
