@@ -5,15 +5,18 @@ ORACLE reads histories by hand and files an agent's exploration under one of thr
 measurements, per episode and per (agent, family, level), of the kind-independent
 :class:`~evaluator.analysis.EpisodeAnalysis` values:
 
-(a) **Above random.** Efficiency is the information an episode gathered, summed over
-    its steps (:func:`information_area`: the efficiency at every budget up to T,
-    averaged, so that a budget in which every agent ends up knowing the rule still tells
-    a fast learner from a slow one), over that of the kind's reference agent
-    (``EpisodeKind.reference_agent``: the greedy/adaptive baseline) on the same box and
-    repetition. A group is above random when the paired differences of its per-box
-    efficiency and the random baseline's on the same boxes have a seeded 95% bootstrap
-    interval above 0; an episode, when its efficiency beats random's on its box and
-    repetition.
+(a) **Above random.** An episode's information *area* is the information it gathered,
+    summed over its steps (:func:`information_area`: so that a budget in which every
+    agent ends up knowing the rule still tells a fast learner from a slow one). A group
+    is above random when the paired differences of its per-box area and the random
+    baseline's, each box in units of the largest area any agent reached on it (so a box
+    weighs as much as another and no ratio can blow up), have a seeded 95% bootstrap
+    interval that does not reach below 0 around a positive mean (never worse, sometimes
+    better); an episode, when its area beats random's on its box and repetition.
+    A group's *efficiency* is its areas summed over boxes over the kind's reference
+    agent's (``EpisodeKind.reference_agent``: the greedy/adaptive baseline) on the same
+    boxes, with a bootstrap interval over boxes; an episode's, its area over the
+    reference's on the same box and repetition.
 (b) **Systematic.** Whether the queries follow a plan rather than chance: the same
     jobs replayed on the same boxes with another run seed (``oracle-eval
     --counterfactual`` writes this *reseeded* replay; a run with repetitions gives the
@@ -30,11 +33,11 @@ measurements, per episode and per (agent, family, level), of the kind-independen
     boxes and budget serves instead (ORACLE's setting (i)): adaptive when the efficiency
     lost without feedback has a 95% interval above 0 (observable where the reference
     loses some).
-(d) **Near greedy.** The upper end of the 95% interval of the mean efficiency reaches
+(d) **Near greedy.** The upper end of the 95% interval of the efficiency reaches
     :data:`NEAR_GREEDY`: not measurably less efficient than the reference.
 
-Tier: 1 when neither above random nor systematic; otherwise 3 when near greedy and
-adaptive (or adaptivity is not observable on these boxes); otherwise 2 (systematic: a
+Tier: 1 when neither above random nor systematic nor adaptive; otherwise 3 when near
+greedy and adaptive (or adaptivity is not observable on these boxes); otherwise 2 (systematic: a
 plan, or better than random, whose queries do not respond to feedback or that stays
 short of greedy). Without adaptivity evidence the tier is *provisional* (``evidence =
 "efficiency"``): 3 when near greedy, else 2. The classifier is trusted only because it
@@ -53,7 +56,8 @@ from typing import Literal
 from pydantic import BaseModel, ConfigDict
 
 from evaluator.analysis._model import EpisodeAnalysis
-from evaluator.reporting import bootstrap_ci, rnd
+from evaluator.reporting import BOOTSTRAP_RESAMPLES, bootstrap_ci, rnd
+from oracle_bench.rng import rng_for
 
 __all__ = [
     "ADAPTIVE_SHARE",
@@ -103,11 +107,11 @@ class TierRow(_Model):
     boxes: int
     episodes: int
     efficiency: float | None
-    """Mean per-episode efficiency against the reference agent."""
+    """Information area summed over the boxes over the reference agent's."""
     efficiency_ci_low: float | None = None
     efficiency_ci_high: float | None = None
     random_gap: float | None
-    """Mean per-box efficiency minus the random baseline's on the same boxes."""
+    """Mean per-box area minus the random baseline's, in units of the box's largest area."""
     random_gap_ci_low: float | None = None
     random_gap_ci_high: float | None = None
     above_random: bool | None
@@ -224,6 +228,52 @@ def efficiencies(
     return out
 
 
+def _areas(analyses: Iterable[EpisodeAnalysis]) -> dict[_Key, float]:
+    """The information area of every completed episode that has one."""
+    out: dict[_Key, float] = {}
+    for e in analyses:
+        area = information_area(e) if e.status == "completed" else None
+        if area is not None and math.isfinite(area):
+            out[_key(e)] = area
+    return out
+
+
+def _scales(areas: Mapping[_Key, float]) -> dict[str, float]:
+    """Per box, the largest mean area any agent reached: the unit of the paired gaps, so
+    that each box weighs alike and a box where the reference gathered little cannot
+    blow a ratio up."""
+    by_agent: dict[tuple[str, str], list[float]] = defaultdict(list)
+    for (box, agent, _), area in areas.items():
+        by_agent[(box, agent)].append(area)
+    scales: dict[str, float] = {}
+    for (box, _), values in by_agent.items():
+        scales[box] = max(scales.get(box, 0.0), statistics.fmean(values))
+    return scales
+
+
+def _ratio_ci(
+    num: Mapping[str, float], den: Mapping[str, float], seed: int, *parts: str
+) -> tuple[float | None, tuple[float, float] | None]:
+    """Sum of ``num`` over sum of ``den`` on their common boxes, with a seeded 95%
+    percentile bootstrap over boxes (``rng_for(seed, "bootstrap", "tiers", *parts)``)."""
+    common = sorted(b for b in set(num) & set(den))
+    total = math.fsum(den[b] for b in common)
+    if not common or total <= 0:
+        return None, None
+    point = math.fsum(num[b] for b in common) / total
+    rng = rng_for(seed, "bootstrap", "tiers", *parts)
+    stats: list[float] = []
+    n = len(common)
+    for _ in range(BOOTSTRAP_RESAMPLES):
+        drawn = [common[int(rng.random() * n)] for _ in range(n)]
+        d = math.fsum(den[b] for b in drawn)
+        stats.append(math.fsum(num[b] for b in drawn) / d if d > 0 else point)
+    stats.sort()
+    low = stats[math.floor(0.025 * (BOOTSTRAP_RESAMPLES - 1))]
+    high = stats[math.ceil(0.975 * (BOOTSTRAP_RESAMPLES - 1))]
+    return point, (min(low, point), max(high, point))
+
+
 def _per_box(values: Mapping[_Key, float | None], agent: str) -> dict[str, float]:
     boxes: dict[str, list[float]] = defaultdict(list)
     for (box, who, _), value in values.items():
@@ -233,12 +283,17 @@ def _per_box(values: Mapping[_Key, float | None], agent: str) -> dict[str, float
 
 
 def _paired_gap(
-    a: Mapping[str, float], b: Mapping[str, float], seed: int, *parts: str
+    a: Mapping[str, float],
+    b: Mapping[str, float],
+    scales: Mapping[str, float],
+    seed: int,
+    *parts: str,
 ) -> tuple[float | None, tuple[float, float] | None]:
-    common = sorted(set(a) & set(b))
+    """The mean over common boxes of (a - b) / the box's scale, with its interval."""
+    common = sorted(box for box in set(a) & set(b) if scales.get(box, 0.0) > 0)
     if not common:
         return None, None
-    gaps = [a[box] - b[box] for box in common]
+    gaps = [(a[box] - b[box]) / scales[box] for box in common]
     return statistics.fmean(gaps), bootstrap_ci(gaps, seed, "tiers", *parts)
 
 
@@ -276,9 +331,16 @@ def _tier(
         return None, "no reference agent on the same boxes to compare with"
     if above is None:
         return None, "no random baseline on the same boxes to compare with"
-    if not above and not systematic:
-        return 1, "no more efficient than the random baseline, and no fixed plan"
-    lead = "above random" if above else "a plan that does not change with its seed"
+    if not above and not systematic and not adaptive:
+        if systematic is None and evidence == "efficiency":
+            return 1, "no more efficient than the random baseline (provisional: no replays)"
+        return 1, "no more efficient than the random baseline, no fixed plan, not adaptive"
+    if above:
+        lead = "above random"
+    elif systematic:
+        lead = "a plan that does not change with its seed"
+    else:
+        lead = "not above random, but its queries respond to feedback"
     if evidence == "not observable":
         if near:
             return 3, f"{lead}, near greedy; feedback cannot change the greedy plan here"
@@ -312,7 +374,9 @@ def classify_tiers(
     (``rng_for(seed, "bootstrap", "tiers", ...)``).
     """
     eff = efficiencies(analyses, reference_agent)
-    deferred_eff = efficiencies(deferred, reference_agent, analyses) if deferred else None
+    areas = _areas(analyses)
+    scales = _scales(areas)
+    deferred_areas = _areas(deferred) if deferred else None
     twins = {_key(e): e for e in counterfactual or () if e.status == "completed"}
     replays = {_key(e): e for e in reseeded or () if e.status == "completed"}
     groups: dict[tuple[str, str, str], list[EpisodeAnalysis]] = defaultdict(list)
@@ -326,25 +390,25 @@ def classify_tiers(
         shares[group] = _divergence_share(_pairs(members, twins))
         same_box = _pairs(members, replays) if replays else _repetition_pairs(members)
         noise[group] = _divergence_share(same_box)
-        if deferred_eff is not None:
+        if deferred_areas is not None:
             boxes = {e.box_id for e in members}
-            now = {b: v for b, v in _per_box(eff, group[2]).items() if b in boxes}
-            gains[group] = _paired_gap(
-                now, _per_box(deferred_eff, group[2]), seed, "feedback", *group
-            )
-    random_boxes = _per_box(eff, RANDOM_AGENT)
+            now = {b: v for b, v in _per_box(areas, group[2]).items() if b in boxes}
+            blind = _per_box(deferred_areas, group[2])
+            gains[group] = _paired_gap(now, blind, scales, seed, "feedback", *group)
+    random_boxes = _per_box(areas, RANDOM_AGENT)
+    reference_boxes = _per_box(areas, reference_agent)
 
     rows: list[TierRow] = []
     for group in sorted(groups):
         family, level, agent = group
         members = groups[group]
         in_group = {e.box_id for e in members}
-        mine = {b: v for b, v in _per_box(eff, agent).items() if b in in_group}
-        ci = bootstrap_ci(list(mine.values()), seed, "tiers", "efficiency", *group)
-        values = [v for e in members if (v := eff.get(_key(e))) is not None]
-        mean_eff = statistics.fmean(values) if values else None
-        gap, gap_ci = _paired_gap(mine, random_boxes, seed, "random", *group)
-        above = None if gap_ci is None else gap_ci[0] > 0
+        mine = {b: v for b, v in _per_box(areas, agent).items() if b in in_group}
+        mean_eff, ci = _ratio_ci(mine, reference_boxes, seed, "efficiency", *group)
+        gap, gap_ci = _paired_gap(mine, random_boxes, scales, seed, "random", *group)
+        # Never worse and sometimes better counts: boxes every agent solves alike put the
+        # interval's low end at exactly 0.
+        above = None if gap is None or gap_ci is None else gap > 0 and gap_ci[0] >= 0
         near = None if ci is None else ci[1] >= NEAR_GREEDY
         spread = noise[group]
         systematic = None if spread is None else spread <= 1.0 - SYSTEMATIC_SHARE
@@ -395,13 +459,14 @@ def classify_tiers(
             )
         )
 
-    random_eff = {(k[0], k[2]): v for k, v in eff.items() if k[1] == RANDOM_AGENT}
+    random_area = {(k[0], k[2]): v for k, v in areas.items() if k[1] == RANDOM_AGENT}
     row_of = {(r.family, r.level, r.agent): r for r in rows}
     episodes: list[EpisodeTier] = []
     for e in sorted(analyses, key=_key):
         value = eff.get(_key(e))
-        base = random_eff.get((e.box_id, e.repetition))
-        above_e = None if value is None or base is None else value > base
+        mine_e = areas.get(_key(e))
+        base = random_area.get((e.box_id, e.repetition))
+        above_e = None if mine_e is None or base is None else mine_e > base
         near_e = None if value is None else value >= NEAR_GREEDY
         row = row_of[(e.family, e.level, e.agent)]
         twin = twins.get(_key(e))
