@@ -42,6 +42,7 @@ __all__ = [
     "BoxNotFoundError",
     "BoxOutputError",
     "CorruptBoxError",
+    "DockerUnavailableError",
     "EvaluationError",
     "ExecutorError",
     "FamilyError",
@@ -55,6 +56,9 @@ __all__ = [
     "ProviderResponseError",
     "ProviderTimeoutError",
     "ProviderUnavailableError",
+    "PublishError",
+    "RemoteEnvError",
+    "RemoteProtocolError",
     "SandboxCallFailedError",
     "SandboxCompileError",
     "SandboxError",
@@ -200,3 +204,20 @@ class EvaluationError(OracleBenchError, RuntimeError):
 class ExecutorError(OracleBenchError, RuntimeError):
     """An executor cannot run episodes or candidates: Ray is not installed, its cluster
     cannot be reached, or a task failed outside any episode's own record."""
+
+
+class DockerUnavailableError(SandboxError, ConnectionError):
+    """No Docker engine answers (or the docker SDK is missing): the docker runtime and
+    ``oracle-publish`` fail closed instead of falling back to something weaker."""
+
+
+class PublishError(OracleBenchError, RuntimeError):
+    """``oracle-publish`` could not build, label or save an image."""
+
+
+class RemoteEnvError(EvaluationError, ConnectionError):
+    """A served box (``--env URL``) could not be reached or refused a request."""
+
+
+class RemoteProtocolError(RemoteEnvError, ValueError):
+    """A served box or its client sent a message outside the episode protocol."""
