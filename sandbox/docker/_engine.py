@@ -39,8 +39,8 @@ def docker_client(timeout: float = 120.0) -> Any:
     Raises ``DockerUnavailableError`` when the SDK is missing or no engine answers a ping.
     """
     try:
-        import docker  # type: ignore[import-untyped]
-        from docker.errors import DockerException  # type: ignore[import-untyped]
+        import docker
+        from docker.errors import DockerException
     except ImportError as exc:
         raise DockerUnavailableError(
             "the docker SDK is not installed (pip install 'docker>=7.1')"
