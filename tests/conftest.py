@@ -49,3 +49,35 @@ def dfa_suite(tmp_path_factory: pytest.TempPathFactory) -> Path:
         GenerateConfig(category="DFA", level="easy", n=8, seed=3, out=out, states=(2, 9))
     )
     return out
+
+
+@pytest.fixture(scope="session")
+def docker_engine() -> object:
+    """A connected docker SDK client, for the tests of containers (publishing, the docker
+    runtime). Without an engine they are skipped on a developer's machine and fail in CI
+    (``CI`` set), where ``.ci/docker-engine`` must have started one."""
+    from oracle_bench.errors import DockerUnavailableError
+    from sandbox.docker import docker_client
+
+    try:
+        return docker_client()
+    except DockerUnavailableError as exc:
+        if os.environ.get("CI"):
+            pytest.fail(f"CI runs the container tests against a real engine: {exc}")
+        pytest.skip(f"no Docker engine: {exc}")
+
+
+@pytest.fixture(scope="session")
+def docker_base_image(docker_engine: object) -> str:
+    """The base image the container tests build on: ``$ORACLE_BASE_IMAGE`` or the one
+    ``.ci/docker-engine`` builds offline."""
+    from sandbox.docker import LOCAL_BASE_IMAGE
+
+    image = os.environ.get("ORACLE_BASE_IMAGE") or LOCAL_BASE_IMAGE
+    try:
+        docker_engine.images.get(image)  # type: ignore[attr-defined]
+    except Exception as exc:  # docker.errors.ImageNotFound and transport errors alike
+        if os.environ.get("CI"):
+            pytest.fail(f"base image {image} missing: {exc}")
+        pytest.skip(f"base image {image} missing (run .ci/docker-engine)")
+    return image
