@@ -160,7 +160,7 @@ def _plain_path(raw: str, limit: int) -> str | None:
     path, _, _query = raw.partition("?")
     if len(raw) > limit or not path.startswith("/") or "%" in path or "\\" in path:
         return None
-    segments = path.strip("/").split("/") if path != "/" else []
+    segments = path[1:].split("/") if path != "/" else []
     for segment in segments:
         if segment in ("", ".", "..") or not _SEGMENT.fullmatch(segment):
             return None
