@@ -1,0 +1,186 @@
+"""The served suite: routes over :class:`sandbox.serve.JsonService`.
+
+Routes (JSON in and out; every route but ``/health`` needs the bearer token when the
+server has one):
+
+* ``GET /health``: ``{"status": "ok"}``.
+* ``GET /``: the suite: suite.json, the served boxes' box.json, the kind, the settings.
+* ``GET /boxes/{box}``: one box's public description.
+* ``POST /reset``, ``POST /step``, ``GET /state?episode_id=ID``, ``POST /close``: episodes
+  shaped like OpenEnv's environment server (``evaluator.serve._openenv``): the text a
+  person sees in ``oracle-play`` as observations, one line of text per action.
+
+Nothing here reads anything of a box but box.json; the code runs in sandbox workers, and
+neither it, facts.json, hidden.json, provenance.json nor an expected answer is ever put
+into a response.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Any, Protocol
+
+from blackboxes.store import Box, load_suite_boxes
+from evaluator.serve._describe import describe_box, describe_suite
+from oracle_bench.errors import RemoteEnvError, RemoteProtocolError, UsageError
+from sandbox.serve import HttpError, JsonService, Request, Route, ServiceLimits
+
+__all__ = ["BoxServer", "EpisodeSessions"]
+
+log = logging.getLogger(__name__)
+
+
+class EpisodeSessions(Protocol):
+    """Episodes by id: what the OpenEnv-shaped routes call."""
+
+    def reset(self, body: Mapping[str, Any]) -> dict[str, Any]: ...
+
+    def step(self, body: Mapping[str, Any]) -> dict[str, Any]: ...
+
+    def state(self, episode_id: str) -> dict[str, Any]: ...
+
+    def close(self, episode_id: str) -> None: ...
+
+    def close_all(self) -> None: ...
+
+
+def _body(request: Request) -> Mapping[str, Any]:
+    if request.body is None:
+        return {}
+    if not isinstance(request.body, dict):
+        raise HttpError(400, "the body must be a JSON object")
+    return request.body
+
+
+class BoxServer:
+    """A suite (or one box of it) served over HTTP.
+
+    >>> with BoxServer("suites/eri-easy", token=None) as server:   # doctest: +SKIP
+    ...     print(server.url)
+    """
+
+    def __init__(
+        self,
+        suite_dir: Path | str,
+        *,
+        box: str | None = None,
+        options: Mapping[str, Any] | None = None,
+        host: str = "127.0.0.1",
+        port: int = 0,
+        token: str | None = None,
+        limits: ServiceLimits | None = None,
+        max_sessions: int = 32,
+        seed: int = 0,
+    ) -> None:
+        from evaluator.dataset import BoxDataset
+        from evaluator.kinds import kind_for_suite
+        from evaluator.serve._openenv import OpenEnvSessions
+
+        self.suite_dir = Path(suite_dir)
+        suite, boxes = load_suite_boxes(self.suite_dir)  # digests verified
+        if box is not None:
+            boxes = [b for b in boxes if b.info.id == box]
+            if not boxes:
+                raise UsageError(f"no box {box!r} in {self.suite_dir}")
+        self.suite = suite
+        self.only = box
+        self.boxes: dict[str, Box] = {b.info.id: b for b in boxes}
+        self.kind = kind_for_suite(suite)
+        given = dict(options or {})
+        # Made here, not at the first reset: bad settings fail before the server binds.
+        dataset = BoxDataset(self.suite_dir, seed=seed, **given)
+        self.settings = {
+            "seed": seed,
+            **{k: v for k, v in dataset.kind.definition(dataset.settings).items() if v is not None},
+        }
+        self.sessions: EpisodeSessions = OpenEnvSessions(lambda: dataset, max_sessions=max_sessions)
+        routes = [
+            Route("GET", "/health", self._health, public=True),
+            Route("GET", "/", self._describe),
+            Route("GET", "/boxes/{box}", self._box),
+            Route("POST", "/reset", self._reset),
+            Route("POST", "/step", self._step),
+            Route("GET", "/state", self._state),
+            Route("POST", "/close", self._close),
+        ]
+        self.service = JsonService(routes, host=host, port=port, token=token, limits=limits)
+
+    @property
+    def url(self) -> str:
+        return self.service.url
+
+    # -- routes -------------------------------------------------------------------------
+    def _health(self, request: Request) -> dict[str, Any]:
+        return {"status": "ok"}
+
+    def _describe(self, request: Request) -> dict[str, Any]:
+        return describe_suite(self.suite, list(self.boxes.values()), self.kind.name, self.settings)
+
+    def _box(self, request: Request) -> dict[str, Any]:
+        box = self.boxes.get(request.params["box"])
+        if box is None:
+            raise HttpError(404, "no such box")
+        return describe_box(box, self.kind.name)
+
+    def _call(self, method: Any, *args: Any) -> dict[str, Any]:
+        from evaluator.serve._openenv import SessionLimitError
+
+        try:
+            result = method(*args)
+        except KeyError as exc:  # an unknown episode (before RemoteEnvError: it is both)
+            message = exc.args[0] if exc.args and isinstance(exc.args[0], str) else "not found"
+            raise HttpError(404, message) from None
+        except SessionLimitError as exc:
+            raise HttpError(503, str(exc)) from None
+        except RemoteProtocolError as exc:
+            raise HttpError(400, str(exc)) from None
+        except RemoteEnvError as exc:
+            raise HttpError(500, str(exc)) from None
+        except (UsageError, ValueError, TypeError) as exc:
+            raise HttpError(400, str(exc)) from None
+        return result if result is not None else {"closed": True}
+
+    def _reset(self, request: Request) -> dict[str, Any]:
+        body = dict(_body(request))
+        if self.only is not None:
+            # A one-box server: that box, whatever the body leaves out.
+            if body.get("box") not in (None, self.only):
+                raise HttpError(404, "no such box")
+            body["box"] = self.only
+        return self._call(self.sessions.reset, body)
+
+    def _step(self, request: Request) -> dict[str, Any]:
+        return self._call(self.sessions.step, _body(request))
+
+    def _state(self, request: Request) -> dict[str, Any]:
+        episode = request.query.get("episode_id")
+        if not episode:
+            raise HttpError(400, "give ?episode_id=ID")
+        return self._call(self.sessions.state, episode)
+
+    def _close(self, request: Request) -> dict[str, Any]:
+        body = _body(request)
+        episode = body.get("episode_id")
+        if not isinstance(episode, str) or not episode:
+            raise HttpError(400, 'give {"episode_id": ID}')
+        return self._call(self.sessions.close, episode)
+
+    # -- life -----------------------------------------------------------------------------
+    def start(self) -> BoxServer:
+        self.service.start()
+        return self
+
+    def serve_forever(self) -> None:
+        self.service.serve_forever()
+
+    def stop(self) -> None:
+        self.service.stop()
+        self.sessions.close_all()
+
+    def __enter__(self) -> BoxServer:
+        return self.start()
+
+    def __exit__(self, *exc: object) -> None:
+        self.stop()
