@@ -261,7 +261,19 @@ def _parser() -> argparse.ArgumentParser:
         epilog=_EPILOG,
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
-    p.add_argument("--suite", type=Path, metavar="DIR", required=True, help="suite directory")
+    p.add_argument("--suite", type=Path, metavar="DIR", help="suite directory")
+    p.add_argument(
+        "--env",
+        metavar="URL",
+        help="play a served box instead (oracle-serve, a published image): http://HOST:PORT; "
+        "the server's settings apply and it keeps the record",
+    )
+    p.add_argument(
+        "--token-file",
+        type=Path,
+        metavar="F",
+        help="bearer token of the served suite (with --env)",
+    )
     p.add_argument("--box", metavar="ID", help="box to play (omit to list the boxes)")
     p.add_argument(
         "--name",
@@ -333,6 +345,34 @@ def _report(out: Console, result: PlayResult) -> None:
         out.print(line, markup=False, highlight=False, soft_wrap=True)
 
 
+def _play_env(args: argparse.Namespace, io: PlayIO, out: Console) -> int:
+    from evaluator.serve._play import list_served_boxes, play_served
+    from evaluator.serve.cli import _token
+    from evaluator.serve.client import ServedSuite
+
+    def say(text: str) -> None:
+        out.print(text, markup=False, highlight=False, soft_wrap=True)
+
+    with ServedSuite(args.env, token=_token(args.token_file)) as env:
+        if args.box is None:
+            name, boxes = list_served_boxes(env)
+            say(f"{name}: {len(boxes)} box(es) served at {env.url}")
+            for row in boxes:
+                say(f"  {row['id']}  {row['family']}  {row['level']}")
+            say(
+                f"Pick one with --box ID, e.g. {PROG} --env {env.url} --box "
+                f"{boxes[0]['id'] if boxes else 'ID'}"
+            )
+            return 0
+        played = play_served(env, args.box, io, seed=args.seed)
+    if played.quit:
+        say("You quit: the server records the episode as failed (no score).")
+    else:
+        shown = "none (the episode failed)" if played.score is None else f"{played.score:.3f}"
+        say(f"Score: {shown}. The server keeps the record (episode {played.episode_id}).")
+    return 0
+
+
 def main(argv: Sequence[str] | None = None, *, io: PlayIO | None = None) -> int:
     """Entry point of ``oracle-play``; returns the exit code. ``io`` replaces the terminal."""
     out, err = Console(), Console(stderr=True)
@@ -357,6 +397,20 @@ def _main(argv: Sequence[str] | None, io: PlayIO | None, out: Console, err: Cons
     if given.get("spec") is not None:
         given["spec"] = parse_spec(given["spec"])  # a bad spec fails before the suite is read
     name = check_player_name(args.name) if args.name is not None else default_player_name()
+    if args.env is not None:
+        if (
+            args.suite is not None
+            or args.out is not None
+            or any(v is not None for v in given.values())
+        ):
+            raise UsageError(
+                "--env plays the served box with the server's settings: "
+                "give no --suite, --out or settings"
+            )
+        configure_logging(args.verbose, err)
+        return _play_env(args, io if io is not None else _console_io(out), out)
+    if args.suite is None:
+        raise UsageError("give --suite DIR (or --env URL for a served box)")
     args.suite = check_suite_arg(args.suite)
     if args.out is not None:
         require_utf8_path(args.out, "--out")
