@@ -81,6 +81,7 @@ bench: $(DEV)
 	$(BIN)/python benchmarks/llm/bench_inspect.py
 	$(BIN)/python benchmarks/eval/bench_spaces.py
 	$(BIN)/python benchmarks/cli/bench_startup.py
+	$(BIN)/python benchmarks/serve/bench_served.py
 
 clean:
 	rm -rf $(VENV) suites runs .pytest_cache .mypy_cache .ruff_cache

@@ -16,6 +16,7 @@ from __future__ import annotations
 import http.client
 import json
 import threading
+import time
 from typing import Any
 from urllib.parse import quote, urlsplit
 
@@ -24,6 +25,16 @@ from oracle_bench.errors import RemoteEnvError, RemoteProtocolError, UsageError
 __all__ = ["MAX_REPLY_BYTES", "ServedSuite"]
 
 MAX_REPLY_BYTES = 8 << 20
+_RATE_RETRIES = 6
+_MAX_WAIT = 10.0
+
+
+def _retry_after(value: str | None) -> float:
+    """Seconds to wait from a Retry-After header (1 when absent or odd, at most 10)."""
+    try:
+        return min(_MAX_WAIT, max(0.05, float(value))) if value else 1.0
+    except ValueError:
+        return 1.0
 
 
 def _split_url(url: str) -> tuple[str, int, str]:
@@ -111,6 +122,16 @@ class ServedSuite:
             headers["Content-Type"] = "application/json"
         if self._token is not None:
             headers["Authorization"] = f"Bearer {self._token}"
+        for _ in range(_RATE_RETRIES):
+            status, raw, wait = self._send(method, path, data, headers)
+            if status != 429:
+                break
+            time.sleep(wait)  # the server's Retry-After: it asked us to slow down
+        return self._decode(status, raw, method, path)
+
+    def _send(
+        self, method: str, path: str, data: bytes | None, headers: dict[str, str]
+    ) -> tuple[int, bytes, float]:
         with self._lock:
             for attempt in (0, 1):
                 conn = self._connection()
@@ -119,6 +140,7 @@ class ServedSuite:
                     resp = conn.getresponse()
                     raw = resp.read(MAX_REPLY_BYTES + 1)
                     status = resp.status
+                    wait = _retry_after(resp.getheader("Retry-After"))
                     if resp.will_close:
                         self._drop()
                     break
@@ -131,7 +153,7 @@ class ServedSuite:
                 except (OSError, http.client.HTTPException) as exc:
                     self._drop()
                     raise RemoteEnvError(f"{self.url} cannot be reached: {exc}") from None
-        return self._decode(status, raw, method, path)
+        return status, raw, wait
 
     def _decode(self, status: int, raw: bytes, method: str, path: str) -> dict[str, Any]:
         if len(raw) > MAX_REPLY_BYTES:

@@ -284,6 +284,9 @@ def _handler_class(service: JsonService) -> type[BaseHTTPRequestHandler]:
 
     class Handler(BaseHTTPRequestHandler):
         protocol_version = "HTTP/1.1"
+        # Headers and body go out in two writes: with Nagle on, a kept-alive client's
+        # delayed ACK adds ~40 ms to every request.
+        disable_nagle_algorithm = True
         server_version = _SERVER_NAME
         sys_version = ""
         timeout = limits.read_timeout
