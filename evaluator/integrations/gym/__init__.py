@@ -22,7 +22,6 @@ from oracle_bench._lazy import lazy_exports
 if TYPE_CHECKING:
     from evaluator.integrations.gym._env import (
         DEFAULT_MAX_OBSERVATION_LENGTH,
-        DEFAULT_REPEATS,
         ENV_ID,
         BoxEnv,
         make_env,
@@ -30,6 +29,7 @@ if TYPE_CHECKING:
     )
     from evaluator.integrations.gym._episodes import (
         DEFAULT_MAX_ACTION_LENGTH,
+        DEFAULT_REPEATS,
         SessionTurn,
         TextSession,
     )
@@ -39,7 +39,6 @@ else:
         {
             "evaluator.integrations.gym._env": (
                 "DEFAULT_MAX_OBSERVATION_LENGTH",
-                "DEFAULT_REPEATS",
                 "ENV_ID",
                 "BoxEnv",
                 "make_env",
@@ -47,6 +46,7 @@ else:
             ),
             "evaluator.integrations.gym._episodes": (
                 "DEFAULT_MAX_ACTION_LENGTH",
+                "DEFAULT_REPEATS",
                 "SessionTurn",
                 "TextSession",
             ),

@@ -11,6 +11,7 @@ from gymnasium import spaces
 
 from evaluator.integrations.gym._episodes import (
     DEFAULT_MAX_ACTION_LENGTH,
+    DEFAULT_REPEATS,
     SessionTurn,
     TextSession,
     choose_item,
@@ -23,7 +24,6 @@ if TYPE_CHECKING:
 
 __all__ = [
     "DEFAULT_MAX_OBSERVATION_LENGTH",
-    "DEFAULT_REPEATS",
     "ENV_ID",
     "EXTRA_CHARACTERS",
     "REPLACEMENT",
@@ -34,9 +34,6 @@ __all__ = [
 
 ENV_ID = "oracle-bench/Box-v0"
 """The id :func:`register_env` registers by default."""
-
-DEFAULT_REPEATS = 1 << 20
-"""Repetitions a seeded reset draws from: practically a fresh episode for every seed."""
 
 DEFAULT_MAX_OBSERVATION_LENGTH = 1 << 18
 """Characters of one observation: an intro is 1-3k, a step's text a few hundred plus the
@@ -75,7 +72,8 @@ class BoxEnv(gymnasium.Env[str, str]):
     worker (an unfinished episode is recorded as quit).
     """
 
-    metadata = {"render_modes": ["ansi"]}  # noqa: RUF012 (gymnasium's own declaration)
+    # render_fps: gymnasium warns without one; a text env has no frame rate to speak of.
+    metadata = {"render_modes": ["ansi"], "render_fps": 1}  # noqa: RUF012 (as gymnasium declares it)
 
     def __init__(
         self,

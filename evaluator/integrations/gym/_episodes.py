@@ -19,6 +19,7 @@ a model or a remote client:
 
 from __future__ import annotations
 
+import logging
 import re
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -32,12 +33,18 @@ if TYPE_CHECKING:
 
 __all__ = [
     "DEFAULT_MAX_ACTION_LENGTH",
+    "DEFAULT_REPEATS",
     "INVALID_STAND_IN",
     "SessionTurn",
     "TextSession",
     "choose_item",
     "file_reference",
 ]
+
+log = logging.getLogger(__name__)
+
+DEFAULT_REPEATS = 1 << 20
+"""Repetitions a seeded reset draws from: practically a fresh episode for every seed."""
 
 DEFAULT_MAX_ACTION_LENGTH = 1 << 16
 """Characters of one action: room for a DFA hypothesis of a few hundred states on one line;
@@ -136,8 +143,10 @@ class TextSession:
         try:
             step = self._episode.step(line)
         except TextEpisodeError as exc:
+            # The detail may quote the episode's internals: logged, not shown.
+            log.warning("episode of box %s crashed: %s", self.item.box_id, exc)
             self.done = True
-            self.error = str(exc)
+            self.error = "the episode crashed"
             return self._turn("The episode crashed and was not recorded.", invalid=invalid)
         if step.done:
             self.done = True
