@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING, Any, ClassVar, Literal, Protocol
 if TYPE_CHECKING:
     from rich.table import Table
 
-    from blackboxes.box import SuiteInfo
+    from blackboxes.box import BoxInfo, SuiteInfo
     from blackboxes.store import Box
     from evaluator.analysis import EpisodeAnalysis, Figure
     from evaluator.failures import FailureCause
@@ -147,8 +147,14 @@ class KindRun(Protocol):
         """The failed record of an episode whose box would not start."""
         ...
 
-    def play(self, box: Box, job: EpisodeJobLike, env: Any) -> Any:
-        """Play the episode against ``env`` (a pooled sandbox worker); its record."""
+    def play(
+        self, box: Box, job: EpisodeJobLike, env: Any, agent: Callable[[], Any] | None = None
+    ) -> Any:
+        """Play the episode against ``env`` (a pooled sandbox worker); its record.
+
+        ``agent`` makes the agent instead of the kind's :meth:`EpisodeKind.make_agent`
+        (a served episode's stand-in for an agent playing elsewhere); as with the kind's
+        own, an exception from it is the episode's failed record (cause ``agent``)."""
         ...
 
 
@@ -235,6 +241,13 @@ class EpisodeKind(ABC):
         """A run's settings in a progress bar or a message: ``10@1``."""
 
     # -- running -------------------------------------------------------------
+    @abstractmethod
+    def make_agent(self, info: BoxInfo, job: EpisodeJobLike, settings: Any, run: RunContext) -> Any:
+        """The agent of ``job`` on the box described by ``info`` (box.json only: a client
+        of a served box has nothing else), seeded from (``run.seed``, agent, box,
+        repetition); an LLM agent when ``job.agent`` is in ``run.llm_names``. Raises what
+        the agent's constructor raises."""
+
     @abstractmethod
     def start(self, run: RunContext, settings: Any) -> KindRun:
         """A run of ``run``'s boxes with ``settings``; ``CorruptBoxError`` when a box

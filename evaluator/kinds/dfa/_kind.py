@@ -11,6 +11,7 @@ from typing import TYPE_CHECKING, Any, ClassVar
 from evaluator.kinds import register_kind
 from evaluator.kinds._base import (
     Command,
+    EpisodeJobLike,
     EpisodeKind,
     HumanPlay,
     KindOption,
@@ -32,7 +33,7 @@ from oracle_bench.errors import UsageError
 if TYPE_CHECKING:
     from rich.table import Table
 
-    from blackboxes.box import SuiteInfo
+    from blackboxes.box import BoxInfo, SuiteInfo
     from evaluator.analysis import EpisodeAnalysis, Figure
     from evaluator.kinds.dfa.metrics import DfaEpisodeMetrics
     from evaluator.kinds.dfa.summary import DfaSummary
@@ -204,6 +205,13 @@ class DfaKind(EpisodeKind):
         return f"x{settings.budget_factor:g}"
 
     # -- running -------------------------------------------------------------
+    def make_agent(
+        self, info: BoxInfo, job: EpisodeJobLike, settings: DfaSettings, run: RunContext
+    ) -> Any:
+        from evaluator.kinds.dfa._run import make_kind_agent
+
+        return make_kind_agent(info, job, run, settings.budget_factor)
+
     def start(self, run: RunContext, settings: DfaSettings) -> KindRun:
         from evaluator.kinds.dfa._run import DfaRun
 

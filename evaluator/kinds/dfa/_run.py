@@ -3,9 +3,11 @@
 from __future__ import annotations
 
 import logging
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+from blackboxes.box import BoxInfo
 from blackboxes.store import Box
 from evaluator._jobs import close_agent, stored_record
 from evaluator.failures import FailureCause, retried_on_resume
@@ -25,9 +27,31 @@ from evaluator.kinds.dfa.trajectory import DfaTrajectory, load_dfa_trajectory
 from oracle_bench.errors import CorruptBoxError, EvaluationError
 from oracle_bench.rng import rng_for
 
-__all__ = ["DfaRun"]
+__all__ = ["DfaRun", "make_kind_agent"]
 
 log = logging.getLogger(__name__)
+
+
+def make_kind_agent(
+    info: BoxInfo, job: EpisodeJobLike, run: RunContext, budget_factor: float
+) -> Any:
+    """``job``'s agent on the box ``info`` describes (see ``EpisodeKind.make_agent``):
+    the alphabet and the reference cost are public (box.json)."""
+    if info.dfa is None:
+        raise EvaluationError(f"box {info.id} is not a DFA box (no 'dfa' facts)")
+    alphabet = tuple(info.dfa.alphabet)
+    budget = episode_budget(info.dfa.reference_cost, budget_factor)
+    ctx = DfaAgentContext(
+        alphabet=alphabet,
+        budget=budget,
+        intro=dfa_intro(alphabet, budget, DEFAULT_MAX_INVALID_STREAK),
+        rng=rng_for(run.seed, "agent", job.agent, info.id, job.repetition),
+    )
+    if job.agent in run.llm_names:
+        from evaluator.kinds.dfa.llm import LlmDfaAgent
+
+        return LlmDfaAgent(job.agent, ctx, run.llm_settings())
+    return make_dfa_agent(job.agent, ctx)
 
 
 class DfaRun:
@@ -76,23 +100,16 @@ class DfaRun:
     ) -> DfaTrajectory:
         return failed_dfa_trajectory(box, job.agent, error, failure, **self.common(job))
 
-    def play(self, box: Box, job: EpisodeJobLike, env: Any) -> DfaTrajectory:
+    def play(
+        self, box: Box, job: EpisodeJobLike, env: Any, agent: Callable[[], Any] | None = None
+    ) -> DfaTrajectory:
         common = self.common(job)
-        target, info = box_target(box)
-        budget = episode_budget(info.reference_cost, self.settings.budget_factor)
-        ctx = DfaAgentContext(
-            alphabet=target.alphabet,
-            budget=budget,
-            intro=dfa_intro(target.alphabet, budget, DEFAULT_MAX_INVALID_STREAK),
-            rng=rng_for(self.run.seed, "agent", job.agent, box.info.id, job.repetition),
-        )
         try:
-            if job.agent in self.run.llm_names:
-                from evaluator.kinds.dfa.llm import LlmDfaAgent
-
-                agent: Any = LlmDfaAgent(job.agent, ctx, self.run.llm_settings())
-            else:
-                agent = make_dfa_agent(job.agent, ctx)
+            played: Any = (
+                agent()
+                if agent is not None
+                else make_kind_agent(box.info, job, self.run, self.settings.budget_factor)
+            )
         except Exception as exc:
             log.info("agent %s cannot start: %s", job.agent, exc)
             message = f"{type(exc).__name__}: {exc}"
@@ -102,6 +119,8 @@ class DfaRun:
         except Exception:
             layers = []
         try:
-            return run_dfa_episode(box, job.agent, agent, env.call, sandbox_layers=layers, **common)
+            return run_dfa_episode(
+                box, job.agent, played, env.call, sandbox_layers=layers, **common
+            )
         finally:
-            close_agent(agent)
+            close_agent(played)

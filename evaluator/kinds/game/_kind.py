@@ -10,6 +10,7 @@ from typing import TYPE_CHECKING, Any, ClassVar
 from evaluator.kinds import register_kind
 from evaluator.kinds._base import (
     Command,
+    EpisodeJobLike,
     EpisodeKind,
     HumanPlay,
     KindOption,
@@ -23,7 +24,7 @@ from oracle_bench.errors import UsageError
 if TYPE_CHECKING:
     from rich.table import Table
 
-    from blackboxes.box import SuiteInfo
+    from blackboxes.box import BoxInfo, SuiteInfo
     from evaluator.analysis import EpisodeAnalysis
     from evaluator.kinds.game.summary import GameSummary
     from evaluator.kinds.game.trajectory import GameTrajectory
@@ -110,6 +111,13 @@ class GameEpisodeKind(EpisodeKind):
 
     def label(self, settings: GameSettings) -> str:
         return str(settings.spec)
+
+    def make_agent(
+        self, info: BoxInfo, job: EpisodeJobLike, settings: GameSettings, run: RunContext
+    ) -> Any:
+        from evaluator.kinds.game._run import make_kind_agent
+
+        return make_kind_agent(info, job, run)
 
     def start(self, run: RunContext, settings: GameSettings) -> KindRun:
         from evaluator.kinds.game._run import GameRun

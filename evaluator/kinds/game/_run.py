@@ -3,9 +3,11 @@
 from __future__ import annotations
 
 import logging
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+from blackboxes.box import BoxInfo
 from blackboxes.families import family_for_box
 from blackboxes.store import Box
 from evaluator._jobs import close_agent, stored_record
@@ -24,9 +26,24 @@ from evaluator.kinds.game.trajectory import GameTrajectory, load_game_trajectory
 from oracle_bench.errors import CorruptBoxError, OracleBenchError
 from oracle_bench.rng import rng_for
 
-__all__ = ["GameRun"]
+__all__ = ["GameRun", "make_kind_agent"]
 
 log = logging.getLogger(__name__)
+
+
+def make_kind_agent(info: BoxInfo, job: EpisodeJobLike, run: RunContext) -> Any:
+    """``job``'s agent on the box ``info`` describes (see ``EpisodeKind.make_agent``)."""
+    family: Any = family_for_box(info)
+    agent_ctx = GameAgentContext(
+        family=family,
+        level=info.level,
+        rng=rng_for(run.seed, "agent", job.agent, info.id, job.repetition),
+    )
+    if job.agent in run.llm_names:
+        from evaluator.kinds.game.llm import LlmGameAgent
+
+        return LlmGameAgent(job.agent, agent_ctx, run.llm_settings())
+    return make_game_agent(job.agent, agent_ctx)
 
 
 class GameRun:
@@ -81,26 +98,18 @@ class GameRun:
             box, self.families[box.info.id], self.ctx(job), error, failure
         )
 
-    def play(self, box: Box, job: EpisodeJobLike, env: Any) -> GameTrajectory:
+    def play(
+        self, box: Box, job: EpisodeJobLike, env: Any, agent: Callable[[], Any] | None = None
+    ) -> GameTrajectory:
         family = self.families[box.info.id]
         ctx = self.ctx(job)
-        agent_ctx = GameAgentContext(
-            family=family,
-            level=box.info.level,
-            rng=rng_for(ctx.seed, "agent", job.agent, box.info.id, job.repetition),
-        )
         try:
-            if job.agent in self.run.llm_names:
-                from evaluator.kinds.game.llm import LlmGameAgent
-
-                agent: Any = LlmGameAgent(job.agent, agent_ctx, self.run.llm_settings())
-            else:
-                agent = make_game_agent(job.agent, agent_ctx)
+            played: Any = agent() if agent is not None else make_kind_agent(box.info, job, self.run)
         except Exception as exc:
             log.info("agent %s cannot start: %s", job.agent, exc)
             message = f"{type(exc).__name__}: {exc}"
             return failed_game_trajectory(box, family, ctx, message, "agent")
         try:
-            return run_game_episode(box, family, agent, env, ctx)
+            return run_game_episode(box, family, played, env, ctx)
         finally:
-            close_agent(agent)
+            close_agent(played)

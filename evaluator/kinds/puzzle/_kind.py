@@ -10,6 +10,7 @@ from typing import TYPE_CHECKING, Any, ClassVar
 from evaluator.kinds import register_kind
 from evaluator.kinds._base import (
     Command,
+    EpisodeJobLike,
     EpisodeKind,
     HumanPlay,
     KindOption,
@@ -32,7 +33,7 @@ from oracle_bench.errors import UsageError
 if TYPE_CHECKING:
     from rich.table import Table
 
-    from blackboxes.box import SuiteInfo
+    from blackboxes.box import BoxInfo, SuiteInfo
     from evaluator.analysis import EpisodeAnalysis
     from evaluator.kinds.puzzle.summary import PuzzleSummary
     from evaluator.kinds.puzzle.trajectory import PuzzleTrajectory
@@ -136,6 +137,13 @@ class PuzzleEpisodeKind(EpisodeKind):
         return str(settings.spec)
 
     # -- running -------------------------------------------------------------
+    def make_agent(
+        self, info: BoxInfo, job: EpisodeJobLike, settings: PuzzleSettings, run: RunContext
+    ) -> Any:
+        from evaluator.kinds.puzzle._run import make_kind_agent
+
+        return make_kind_agent(info, job, run)
+
     def start(self, run: RunContext, settings: PuzzleSettings) -> KindRun:
         from evaluator.kinds.puzzle._run import PuzzleRun
 

@@ -3,9 +3,11 @@
 from __future__ import annotations
 
 import logging
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+from blackboxes.box import BoxInfo
 from blackboxes.families import family_for_box
 from blackboxes.store import Box
 from evaluator._jobs import close_agent, stored_record
@@ -24,9 +26,25 @@ from evaluator.kinds.puzzle.trajectory import PuzzleTrajectory, load_puzzle_traj
 from oracle_bench.errors import CorruptBoxError
 from oracle_bench.rng import rng_for
 
-__all__ = ["PuzzleRun"]
+__all__ = ["PuzzleRun", "make_kind_agent"]
 
 log = logging.getLogger(__name__)
+
+
+def make_kind_agent(info: BoxInfo, job: EpisodeJobLike, run: RunContext) -> Any:
+    """``job``'s agent on the box ``info`` describes (see ``EpisodeKind.make_agent``)."""
+    family: Any = family_for_box(info)
+    agent_ctx = PuzzleAgentContext(
+        puzzle=family.puzzle,
+        params=family.params,
+        level=info.level,
+        rng=rng_for(run.seed, "agent", job.agent, info.id, job.repetition),
+    )
+    if job.agent in run.llm_names:
+        from evaluator.kinds.puzzle.llm import LlmPuzzleAgent
+
+        return LlmPuzzleAgent(job.agent, agent_ctx, run.llm_settings())
+    return make_puzzle_agent(job.agent, agent_ctx)
 
 
 class PuzzleRun:
@@ -78,27 +96,18 @@ class PuzzleRun:
         family = self.families[box.info.id]
         return failed_puzzle_trajectory(box, family, self.ctx(job), error, failure)
 
-    def play(self, box: Box, job: EpisodeJobLike, env: Any) -> PuzzleTrajectory:
+    def play(
+        self, box: Box, job: EpisodeJobLike, env: Any, agent: Callable[[], Any] | None = None
+    ) -> PuzzleTrajectory:
         family = self.families[box.info.id]
         ctx = self.ctx(job)
-        agent_ctx = PuzzleAgentContext(
-            puzzle=family.puzzle,
-            params=family.params,
-            level=box.info.level,
-            rng=rng_for(ctx.seed, "agent", job.agent, box.info.id, job.repetition),
-        )
         try:
-            if job.agent in self.run.llm_names:
-                from evaluator.kinds.puzzle.llm import LlmPuzzleAgent
-
-                agent: Any = LlmPuzzleAgent(job.agent, agent_ctx, self.run.llm_settings())
-            else:
-                agent = make_puzzle_agent(job.agent, agent_ctx)
+            played: Any = agent() if agent is not None else make_kind_agent(box.info, job, self.run)
         except Exception as exc:
             log.info("agent %s cannot start: %s", job.agent, exc)
             message = f"{type(exc).__name__}: {exc}"
             return failed_puzzle_trajectory(box, family, ctx, message, "agent")
         try:
-            return run_puzzle_episode(box, family, agent, env, ctx)
+            return run_puzzle_episode(box, family, played, env, ctx)
         finally:
-            close_agent(agent)
+            close_agent(played)

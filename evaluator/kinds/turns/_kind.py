@@ -10,6 +10,7 @@ from typing import TYPE_CHECKING, Any, ClassVar, Literal, cast
 from evaluator.kinds import register_kind
 from evaluator.kinds._base import (
     Command,
+    EpisodeJobLike,
     EpisodeKind,
     HumanPlay,
     KindOption,
@@ -23,7 +24,7 @@ from oracle_bench.errors import UsageError
 if TYPE_CHECKING:
     from rich.table import Table
 
-    from blackboxes.box import SuiteInfo
+    from blackboxes.box import BoxInfo, SuiteInfo
     from evaluator.analysis import EpisodeAnalysis
     from evaluator.kinds.turns.summary import Summary
     from evaluator.kinds.turns.trajectory import Trajectory
@@ -170,6 +171,13 @@ class TurnsKind(EpisodeKind):
         return str(settings.spec)
 
     # -- running -------------------------------------------------------------
+    def make_agent(
+        self, info: BoxInfo, job: EpisodeJobLike, settings: TurnsSettings, run: RunContext
+    ) -> Any:
+        from evaluator.kinds.turns._run import make_turns_agent
+
+        return make_turns_agent(info, job, run)
+
     def start(self, run: RunContext, settings: TurnsSettings) -> KindRun:
         from evaluator.kinds.turns._run import TurnsRun
 

@@ -3,9 +3,11 @@
 from __future__ import annotations
 
 import logging
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+from blackboxes.box import BoxInfo
 from blackboxes.families import Family, family_for_box
 from blackboxes.store import Box
 from evaluator._jobs import close_agent, stored_record
@@ -18,9 +20,23 @@ from evaluator.kinds.turns.protocol import EpisodeContext, failed_trajectory, ru
 from evaluator.kinds.turns.trajectory import Trajectory, load_trajectory
 from oracle_bench.rng import rng_for
 
-__all__ = ["TurnsRun"]
+__all__ = ["TurnsRun", "make_turns_agent"]
 
 log = logging.getLogger(__name__)
+
+
+def make_turns_agent(info: BoxInfo, job: EpisodeJobLike, run: RunContext) -> Any:
+    """``job``'s agent on the box ``info`` describes (see ``EpisodeKind.make_agent``)."""
+    agent_ctx = AgentContext(
+        family_for_box(info),
+        info.level,
+        rng_for(run.seed, "agent", job.agent, info.id, job.repetition),
+    )
+    if job.agent in run.llm_names:
+        from evaluator.kinds.turns.llm import LlmAgent
+
+        return LlmAgent(job.agent, agent_ctx, run.llm_settings())
+    return make_agent(job.agent, agent_ctx)
 
 
 class TurnsRun:
@@ -70,25 +86,19 @@ class TurnsRun:
     ) -> Trajectory:
         return failed_trajectory(box, self.families[box.info.id], self.ctx(job), error, failure)
 
-    def play(self, box: Box, job: EpisodeJobLike, env: Any) -> Trajectory:
+    def play(
+        self, box: Box, job: EpisodeJobLike, env: Any, agent: Callable[[], Any] | None = None
+    ) -> Trajectory:
         family = self.families[box.info.id]
         ctx = self.ctx(job)
-        agent_ctx = AgentContext(
-            family,
-            box.info.level,
-            rng_for(ctx.seed, "agent", ctx.agent_name, box.info.id, ctx.repetition),
-        )
         try:
-            if job.agent in self.run.llm_names:
-                from evaluator.kinds.turns.llm import LlmAgent
-
-                agent: Any = LlmAgent(job.agent, agent_ctx, self.run.llm_settings())
-            else:
-                agent = make_agent(job.agent, agent_ctx)
+            played: Any = (
+                agent() if agent is not None else make_turns_agent(box.info, job, self.run)
+            )
         except Exception as exc:
             log.info("agent %s cannot start: %s", job.agent, exc)
             return failed_trajectory(box, family, ctx, f"{type(exc).__name__}: {exc}", "agent")
         try:
-            return run_episode(box, family, agent, env, ctx, SandboxSolutions(self.run.limits))
+            return run_episode(box, family, played, env, ctx, SandboxSolutions(self.run.limits))
         finally:
-            close_agent(agent)
+            close_agent(played)
