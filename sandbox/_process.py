@@ -17,14 +17,16 @@ import signal
 import subprocess
 import sys
 import time
+from collections.abc import Mapping, Sequence
 from pathlib import Path
+from typing import IO
 
 logger = logging.getLogger(__name__)
 
-_SANDBOX_DIR = str(Path(__file__).resolve().parent)
+SANDBOX_DIR = str(Path(__file__).resolve().parent)
 # Load the worker's modules from this package's folder without running
 # sandbox/__init__.py (parent-only code) and without putting any folder on sys.path.
-_BOOTSTRAP = (
+BOOTSTRAP = (
     "import sys, types\n"
     "pkg = types.ModuleType('sandbox')\n"
     "pkg.__path__ = [sys.argv[1]]\n"
@@ -33,6 +35,7 @@ _BOOTSTRAP = (
     "main()\n"
 )
 # -s: no user site; -P: no script/cwd dir on sys.path; -B: never write .pyc.
+WORKER_FLAGS = ("-s", "-P", "-B")
 # Not -I/-E: they would ignore PYTHONHASHSEED, and a fixed hash seed is what makes
 # set iteration order (and so box output) reproducible. The environment holds
 # nothing else.
@@ -52,19 +55,29 @@ class ReadStatus(enum.Enum):
 
 
 def worker_argv() -> list[str]:
-    return [sys.executable, "-s", "-P", "-B", "-c", _BOOTSTRAP, _SANDBOX_DIR]
+    return [sys.executable, *WORKER_FLAGS, "-c", BOOTSTRAP, SANDBOX_DIR]
 
 
 class WorkerProcess:
-    """One running worker; ``kill`` is idempotent and always reaps."""
+    """One running worker; ``kill`` is idempotent and always reaps.
 
-    def __init__(self, cwd: str) -> None:
+    ``argv``, ``env`` and ``stderr`` default to the process runtime's worker; the docker
+    runtime passes its ``docker run`` command line instead (``sandbox.docker.runtime``).
+    """
+
+    def __init__(
+        self,
+        cwd: str,
+        argv: Sequence[str] | None = None,
+        env: Mapping[str, str] | None = None,
+        stderr: int | IO[bytes] = subprocess.DEVNULL,
+    ) -> None:
         self.proc = subprocess.Popen(
-            worker_argv(),
+            worker_argv() if argv is None else list(argv),
             stdin=subprocess.PIPE,
             stdout=subprocess.PIPE,
-            stderr=subprocess.DEVNULL,
-            env=dict(WORKER_ENV),
+            stderr=stderr,
+            env=dict(WORKER_ENV if env is None else env),
             cwd=cwd,
             start_new_session=True,
             close_fds=True,
@@ -139,6 +152,10 @@ class WorkerProcess:
             self.kill()
             return None
         return -code if code < 0 else None
+
+    def diagnosis(self) -> str:
+        """Why the worker may have failed to start, when its runtime can tell ("" here)."""
+        return ""
 
     def kill(self) -> None:
         if self.proc.returncode is None:

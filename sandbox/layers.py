@@ -12,11 +12,15 @@ from oracle_bench.errors import IsolationUnavailableError, UsageError
 from sandbox import _protocol as proto
 from sandbox._process import ReadStatus, WorkerProcess
 
-__all__ = ["ALL_LAYERS", "IsolationPolicy", "available_layers"]
+__all__ = ["ALL_LAYERS", "LAYER_CONTAINER", "IsolationPolicy", "available_layers"]
 
 logger = logging.getLogger(__name__)
 
-ALL_LAYERS = proto.ALL_LAYERS
+LAYER_CONTAINER = "container"
+"""The docker runtime's own layer, vouched for by the parent (the worker cannot see it): a
+container with no network, a read-only root, no capabilities, no-new-privileges, memory and
+pids cgroup limits and a non-root user (``sandbox.docker.runtime``)."""
+ALL_LAYERS = proto.ALL_LAYERS | {LAYER_CONTAINER}
 _BASE_LAYERS = frozenset({proto.LAYER_PROCESS, proto.LAYER_RESTRICTED, proto.LAYER_RLIMITS})
 _PRIVILEGE_LAYERS = frozenset({proto.LAYER_UID_DROP, proto.LAYER_UNPRIVILEGED, proto.LAYER_SECCOMP})
 _PROBE_SECONDS = 20.0
@@ -55,6 +59,12 @@ class IsolationPolicy:
                 f"required isolation layer(s) unavailable: {', '.join(gaps)}"
             )
 
+    def without(self, provided: frozenset[str]) -> IsolationPolicy:
+        """What is left for the worker to check once the parent provides ``provided``."""
+        return IsolationPolicy(
+            self.required - provided, tuple(g for g in self.required_any if not g & provided)
+        )
+
     def to_wire(self) -> dict[str, list[str] | list[list[str]]]:
         return {
             "require": sorted(self.required),
@@ -64,7 +74,8 @@ class IsolationPolicy:
 
 @functools.cache
 def available_layers() -> frozenset[str]:
-    """Layers a worker on this machine can activate (probed once by a real worker)."""
+    """Layers a process-runtime worker on this machine can activate (probed once by a real
+    worker); the docker runtime's layers are known only once its container answers."""
     with tempfile.TemporaryDirectory(prefix="oracle-sbx-probe-") as cwd:
         try:
             process = WorkerProcess(cwd)

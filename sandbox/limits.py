@@ -2,11 +2,20 @@
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
+from typing import Final, Literal
 
 from oracle_bench.errors import UsageError
 
-__all__ = ["SandboxLimits"]
+__all__ = ["RUNTIMES", "Runtime", "SandboxLimits"]
+
+Runtime = Literal["process", "docker"]
+RUNTIMES: Final[tuple[Runtime, ...]] = ("process", "docker")
+"""Where a worker runs: ``process`` (a child process of the caller, the default) or
+``docker`` (the same worker inside a locked-down container; see ``sandbox.docker.runtime``)."""
+# A Docker image reference: never an option (it is passed to the docker CLI), never blank.
+_IMAGE = re.compile(r"[A-Za-z0-9][A-Za-z0-9._/:@+-]{0,254}")
 
 
 @dataclass(frozen=True)
@@ -19,6 +28,10 @@ class SandboxLimits:
     is the worker's hard RLIMIT_CPU: a worker close to it retires and is replaced
     transparently. ``max_recursion`` is the box's Python call depth.
     ``max_trace_visits`` caps the ``checkpoint`` calls of one call (all indices together).
+
+    ``runtime`` is where the worker runs (:data:`RUNTIMES`); ``image`` is the docker
+    runtime's image (None: ``sandbox.docker.base_image()`` when the worker starts). Neither
+    is sent to the worker, so the default runtime behaves exactly as before they existed.
     """
 
     cpu_seconds: int = 2
@@ -28,6 +41,8 @@ class SandboxLimits:
     max_recursion: int = 200
     cpu_lifetime_seconds: int = 600
     max_trace_visits: int = 100_000
+    runtime: Runtime = "process"
+    image: str | None = None
 
     def __post_init__(self) -> None:
         if self.cpu_seconds < 1:
@@ -44,6 +59,13 @@ class SandboxLimits:
             raise UsageError("cpu_lifetime_seconds must exceed cpu_seconds by at least 10")
         if type(self.max_trace_visits) is not int or self.max_trace_visits < 1:
             raise UsageError(f"max_trace_visits must be an int >= 1, got {self.max_trace_visits!r}")
+        if self.runtime not in RUNTIMES:
+            raise UsageError(f"runtime must be one of {', '.join(RUNTIMES)}, got {self.runtime!r}")
+        if self.image is not None:
+            if self.runtime != "docker":
+                raise UsageError("an image applies to the docker runtime only")
+            if not isinstance(self.image, str) or not _IMAGE.fullmatch(self.image):
+                raise UsageError(f"not a Docker image name: {self.image!r}")
 
     def to_wire(self) -> dict[str, int | float]:
         return {

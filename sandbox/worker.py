@@ -18,7 +18,7 @@ from __future__ import annotations
 import logging
 import time
 import weakref
-from typing import Any, ClassVar
+from typing import TYPE_CHECKING, Any, ClassVar
 
 from oracle_bench.errors import (
     IsolationUnavailableError,
@@ -47,6 +47,9 @@ from sandbox.results import (
 )
 from sandbox.trace import TraceRequest
 
+if TYPE_CHECKING:
+    from sandbox.docker.runtime import DockerRuntime
+
 __all__ = ["SandboxWorker", "run_once"]
 
 logger = logging.getLogger(__name__)
@@ -65,10 +68,14 @@ class _Resources:
     (whose finalizer never ran) is swept by the next worker made (``sandbox._workdir``).
     """
 
-    def __init__(self) -> None:
+    def __init__(self, runtime: DockerRuntime | None) -> None:
         self.process: WorkerProcess | None = None
+        self.runtime = runtime
         self._workdir: Workdir | None = make_workdir()
         self.tmpdir: str | None = self._workdir.path
+
+    def spawn(self, tmpdir: str) -> WorkerProcess:
+        return WorkerProcess(tmpdir) if self.runtime is None else self.runtime.spawn(tmpdir)
 
     def stop(self) -> None:
         if self.process is not None:
@@ -77,6 +84,9 @@ class _Resources:
 
     def release(self) -> None:
         self.stop()
+        if self.runtime is not None:
+            self.runtime.close()
+            self.runtime = None
         if self._workdir is not None:
             self._workdir.remove()
             self._workdir = None
@@ -90,7 +100,10 @@ class SandboxWorker:
     default policy (process, restricted, rlimits, and uid drop or seccomp). The
     strongest set available is always attempted; a missing required layer raises
     ``IsolationUnavailableError`` before any box code runs. There is no in-process
-    fallback. Not thread-safe; use one instance per thread (or a ``WorkerPool``).
+    fallback. ``limits.runtime`` chooses where the worker runs: ``"process"`` (a child
+    process) or ``"docker"`` (a container of ``limits.image``, adding the ``container``
+    layer; ``DockerUnavailableError`` when it cannot: see ``sandbox.docker.runtime``).
+    Not thread-safe; use one instance per thread (or a ``WorkerPool``).
     """
 
     # Test-only worker switches (see sandbox._worker); never set in production code.
@@ -108,13 +121,25 @@ class SandboxWorker:
         if not entry.isidentifier() or entry.startswith("_"):
             raise UsageError(f"entry must be a public identifier, got {entry!r}")
         self._policy = _layers.IsolationPolicy.from_require(require)
-        # Fail closed before spawning anything if the machine cannot provide it.
-        self._policy.enforce(_layers.available_layers())
+        docker = limits.runtime == "docker"
+        if not docker:
+            # Fail closed before spawning anything if the machine cannot provide it. (A
+            # container's layers are checked by its worker before any box code runs.)
+            self._policy.enforce(_layers.available_layers())
         # (The test-only "unrestricted" hook bypasses the restricted layer on purpose.)
         errors = [] if "unrestricted" in self._hooks else compile_check(code)
         if errors:
             raise _compile_error("\n".join(errors))
         self._limits = limits
+        runtime = None
+        if docker:
+            from sandbox.docker.runtime import DockerRuntime
+
+            runtime = DockerRuntime(limits)
+        self._provided = frozenset() if runtime is None else runtime.layers
+        self._startup_grace = _STARTUP_GRACE_SECONDS if runtime is None else runtime.startup_grace
+        # The worker checks what it must set up itself; the parent vouches for the rest.
+        wire_policy = self._policy.without(self._provided) if self._provided else self._policy
         self._init_line = (
             proto.dumps(
                 {
@@ -123,13 +148,18 @@ class SandboxWorker:
                     "limits": limits.to_wire(),
                     "seed": random_seed,
                     "hooks": sorted(self._hooks),
-                    **self._policy.to_wire(),
+                    **wire_policy.to_wire(),
                 }
             )
             + b"\n"
         )
         self._layers: frozenset[str] = frozenset()
-        self._resources = _Resources()
+        try:
+            self._resources = _Resources(runtime)
+        except BaseException:
+            if runtime is not None:
+                runtime.close()
+            raise
         self._finalizer = weakref.finalize(self, self._resources.release)
         try:
             self._start()
@@ -205,9 +235,9 @@ class SandboxWorker:
         tmpdir = self._resources.tmpdir
         if tmpdir is None:
             raise WorkerError("the worker is closed")
-        process = WorkerProcess(tmpdir)
+        process = self._resources.spawn(tmpdir)
         self._resources.process = process
-        deadline = time.monotonic() + _STARTUP_GRACE_SECONDS + self._limits.wall_seconds
+        deadline = time.monotonic() + self._startup_grace + self._limits.wall_seconds
         if not process.send(self._init_line, deadline):
             self._resources.stop()
             raise WorkerError("the worker did not accept its code")
@@ -219,12 +249,16 @@ class SandboxWorker:
             )
         if isinstance(line, ReadStatus):
             signum = process.exit_signal() if line is ReadStatus.EOF else None
+            detail = process.diagnosis()
             self._resources.stop()
             if signum in TIMEOUT_SIGNALS:
                 raise SandboxTimeoutError(
                     ErrorKind.TIMEOUT.value, "loading the box: " + TIMEOUT_MESSAGE
                 )
-            raise WorkerError(f"the worker failed during start-up ({line.value})")
+            raise WorkerError(
+                f"the worker failed during start-up ({line.value})"
+                + (f": {detail}" if detail else "")
+            )
         try:
             reply = proto.loads(line)
         except ValueError as exc:
@@ -233,7 +267,9 @@ class SandboxWorker:
         if not isinstance(reply, dict) or not reply.get("ok"):
             self._resources.stop()
             _raise_startup_failure(reply if isinstance(reply, dict) else {})
-        layers = frozenset(str(x) for x in reply.get("layers", ()))
+        # Only the parent can tell that the worker is in a container.
+        claimed = frozenset(str(x) for x in reply.get("layers", ())) - {_layers.LAYER_CONTAINER}
+        layers = claimed | self._provided
         try:
             # Belt and braces: the worker checked too, before loading any code.
             self._policy.enforce(layers)
