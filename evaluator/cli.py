@@ -301,6 +301,22 @@ def _parser() -> argparse.ArgumentParser:
         help="with --executor ray: local (start Ray on this machine, default), auto or "
         "HOST:PORT (join a running cluster)",
     )
+    box = p.add_argument_group("sandbox")
+    box.add_argument(
+        "--runtime",
+        choices=("process", "docker"),
+        default="process",
+        help="where box code runs: process (an isolated child process, default) or docker "
+        "(the same worker in a container: no network, read-only, no capabilities; refused, "
+        "exit 2, when no Docker engine can run it)",
+    )
+    box.add_argument(
+        "--base-image",
+        default=None,
+        metavar="IMG",
+        help="image of --runtime docker's containers (default: $ORACLE_BASE_IMAGE or "
+        "python:3.12-slim; never pulled)",
+    )
     p.add_argument(
         "--counterfactual",
         action="store_true",
@@ -506,6 +522,10 @@ def _run(args: argparse.Namespace, out: Console, err: Console) -> int:
         llm=llm,
         **given,
     )
+    from sandbox.docker.runtime import runtime_limits
+
+    # None for the process runtime: exactly the limits (and records) of before --runtime.
+    args.sandbox_limits = runtime_limits(args.runtime, args.base_image)
     if args.suite is None:
         out.print(f"Evaluating the most recent suite: [bold]{plans[0].suite_dir}[/]")
     if len(plans) > 1:
@@ -561,6 +581,7 @@ def _evaluate_with_bar(
             workers=args.workers,
             max_cost=args.max_cost,
             max_tokens=args.max_tokens,
+            limits=args.sandbox_limits,
             executor=executor.name,
             executor_options=executor.options,
         )
@@ -668,6 +689,7 @@ def _run_sweep(
             workers=args.workers,
             max_cost=args.max_cost,
             max_tokens=args.max_tokens,
+            limits=args.sandbox_limits,
             executor=executor.name,
             executor_options=executor.options,
         )

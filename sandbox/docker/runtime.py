@@ -58,9 +58,12 @@ __all__ = [
     "DockerRuntime",
     "DockerRuntimeUnavailableError",
     "DockerWorkerProcess",
+    "check_docker_runtime",
     "container_argv",
     "docker_cli",
+    "runtime_limits",
     "sweep_stale_containers",
+    "worker_image",
     "worker_mounts",
 ]
 
@@ -220,6 +223,63 @@ def sweep_stale_containers(client: Any) -> list[str]:
     return removed
 
 
+def check_docker_runtime(limits: SandboxLimits) -> frozenset[str]:
+    """Start one worker of ``limits`` (a docker runtime) on a trivial box and return its
+    layers: what a command line does before any work, so that an engine, image or CLI that
+    cannot serve is one refusal rather than a failure per box.
+
+    Raises :class:`DockerRuntimeUnavailableError` with a one-line reason.
+    """
+    from oracle_bench.errors import SandboxError
+    from sandbox.worker import SandboxWorker
+
+    if limits.runtime != "docker":
+        raise DockerRuntimeUnavailableError(f"not the docker runtime: {limits.runtime!r}")
+    try:
+        with SandboxWorker("def blackbox():\n    return 1\n", limits=limits) as worker:
+            result = worker.call()
+            if result.value != 1:
+                raise DockerRuntimeUnavailableError(
+                    f"a worker in {worker_image(limits)} did not answer: {result.error}"
+                )
+            return worker.layers
+    except DockerUnavailableError:
+        raise
+    except SandboxError as exc:
+        raise DockerRuntimeUnavailableError(
+            f"cannot run a sandbox worker in {worker_image(limits)}: {exc}"
+        ) from exc
+
+
+def runtime_limits(runtime: str = "process", image: str | None = None) -> SandboxLimits | None:
+    """The sandbox limits of a command line's ``--runtime`` and ``--base-image``.
+
+    ``None`` for the process runtime (the callers' defaults: nothing changes); for
+    ``docker``, ``SandboxLimits(runtime="docker", image=base_image(image))`` once
+    :func:`check_docker_runtime` has run a worker with it. Everything that goes wrong,
+    including an engine that cannot serve, is a one-line ``UsageError`` (exit 2).
+    """
+    from oracle_bench.errors import UsageError
+
+    if runtime == "process":
+        if image is not None:
+            raise UsageError("--base-image applies to --runtime docker only")
+        return None
+    if runtime != "docker":
+        raise UsageError(f"invalid --runtime {runtime!r}: use process or docker")
+    limits = SandboxLimits(runtime="docker", image=base_image(image))
+    try:
+        check_docker_runtime(limits)
+    except DockerUnavailableError as exc:
+        raise UsageError(f"--runtime docker: {' '.join(str(exc).splitlines())}") from exc
+    return limits
+
+
+def worker_image(limits: SandboxLimits) -> str:
+    """The image the docker runtime of ``limits`` runs workers in."""
+    return base_image(limits.image)
+
+
 class DockerRuntime:
     """The docker runtime of one :class:`~sandbox.SandboxWorker`: a checked engine, image
     and CLI, and the containers of its successive workers. ``close`` releases the client."""
@@ -229,7 +289,7 @@ class DockerRuntime:
 
     def __init__(self, limits: SandboxLimits) -> None:
         self.limits = limits
-        self.image = base_image(limits.image)
+        self.image = worker_image(limits)
         try:
             self._client = docker_client()
         except DockerRuntimeUnavailableError:
