@@ -477,6 +477,8 @@ def evaluate_suite(
     options: Mapping[str, Any] | None = None,
     executor: str | None = None,
     executor_options: Mapping[str, Any] | None = None,
+    env: str | None = None,
+    env_token: str | None = None,
 ) -> RunResult:
     """Run every (box, agent, repetition) episode of a suite that is not already done.
 
@@ -496,6 +498,12 @@ def evaluate_suite(
     the results are the same whichever plays them. ``progress`` gets :data:`RunEvent`
     values, possibly from worker threads. Runs ``asyncio.run`` inside: call it outside
     any event loop.
+
+    ``env`` (``http://HOST:PORT``, with ``env_token`` when it has one) plays the boxes a
+    server serves (``oracle-serve``, a published image) instead of a local suite
+    (``suite_dir`` is then ignored): the protocols run there, the agents here, and the
+    records are the local ones with what the server withholds left out
+    (:meth:`~evaluator.kinds.EpisodeKind.withhold`).
 
     Raises :class:`UsageError` for bad arguments and ``BoxError`` for a missing,
     corrupt or tampered suite; an episode's own failure is recorded, never raised.
@@ -519,8 +527,18 @@ def evaluate_suite(
         executor, executor_options = choice.name, {**choice.options, **(executor_options or {})}
     # Made before any work: an unknown executor or option, or Ray missing, is one line.
     runs_on = make_executor(executor, executor_options)
-    suite_dir, out_dir = Path(suite_dir), Path(out_dir)
-    suite = load_suite(suite_dir)
+    out_dir = Path(out_dir)
+    served: Any = None
+    if env is not None:
+        if executor != "local":
+            raise UsageError("--env plays a served suite with the local executor only")
+        from evaluator.serve._remote_run import served_suite
+
+        served, suite, served_boxes, served_sha = served_suite(env, env_token)
+        suite_dir = Path(served.url)
+    else:
+        suite_dir = Path(suite_dir)
+        suite = load_suite(suite_dir)
     kind = kind_for_suite(suite)
     given: dict[str, Any] = {
         "spec": spec,
@@ -548,7 +566,11 @@ def evaluate_suite(
         if max_cost is not None:
             check_priced(llm_names)
     agents = [a if a in llm_names else kind.check_agent_name(a) for a in agents]
-    boxes = [load_box(suite_dir, entry) for entry in suite.boxes]
+    boxes = (
+        served_boxes
+        if served is not None
+        else [load_box(suite_dir, entry) for entry in suite.boxes]
+    )
     run = _Run(
         suite_dir=suite_dir,
         out_dir=out_dir,
@@ -570,8 +592,14 @@ def evaluate_suite(
         kind_settings=kind_settings,
         executor_name=executor,
         executor=runs_on,
+        served=served,
+        served_sha=served_sha if served is not None else None,
     )
-    return run.go()
+    try:
+        return run.go()
+    finally:
+        if served is not None:
+            served.close()
 
 
 # -- one run -------------------------------------------------------------------------
@@ -601,6 +629,9 @@ class _Run:
     executor_name: str
     executor: Executor
     budget: _Budget | None = None
+    served: Any = None
+    """The served suite's client when the run plays a served suite (``--env``)."""
+    served_sha: str | None = None
     all_settings: dict[str, Any] = field(default_factory=dict)
     """The run's episode settings by flag (``episode_settings``), set by ``go``."""
 
@@ -696,14 +727,25 @@ class _Run:
     def go(self) -> RunResult:
         """Start the kind's run, take the folder's lock, check and record the run's
         definition, run."""
-        kind = self.kind.start(self, self.kind_settings)
+        if self.served is not None:
+            from evaluator.serve._remote_run import RemoteKindRun
+
+            kind: KindRun = RemoteKindRun(self.served, self.kind, self.kind_settings, self)
+            suite_sha = str(self.served_sha)
+        else:
+            kind = self.kind.start(self, self.kind_settings)
+            suite_sha = sha256_hex((self.suite_dir / "suite.json").read_bytes())
         if self.out_dir.exists() and not self.out_dir.is_dir():
             raise UsageError(f"--out {self.out_dir} is a file, not a folder")
-        suite_sha = sha256_hex((self.suite_dir / "suite.json").read_bytes())
         arguments = self.arguments()
         with FolderLock(self.out_dir / lock_name(shard_suffix(self.shard)), "oracle-eval run"):
             claim_folder(self.out_dir, self.definition(arguments, suite_sha))
             return self._go(kind, arguments, suite_sha)
+
+    def _served_factory(self) -> Any:
+        from evaluator.serve._remote_run import served_worker_factory
+
+        return served_worker_factory(self.served)
 
     def _go(self, kind: KindRun, arguments: RunArguments, suite_sha: str) -> RunResult:
         started, clock = _now(), time.monotonic()
@@ -792,6 +834,7 @@ class _Run:
             workers=self.workers,
             limits=self.limits,
             llm=self.settings if self.llm_names else None,
+            worker_factory=None if self.served is None else self._served_factory(),
         )
         hooks = EpisodeHooks(
             finish=finish,

@@ -96,6 +96,9 @@ class EpisodePlan:
     llm: LlmAgentSettings | None
     """The run's LLM settings (budget, call cache, retry hook included); None without
     LLM agents."""
+    worker_factory: Callable[[Any], Any] | None = None
+    """What the pool starts per box (None: a sandbox worker running the box's code; a
+    served suite's check that the server has the box)."""
 
 
 @dataclass(frozen=True)

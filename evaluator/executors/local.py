@@ -32,7 +32,8 @@ class LocalExecutor:
         check_option_names("local", options or {}, ())
 
     def run(self, plan: EpisodePlan, hooks: EpisodeHooks) -> ScheduleResult:
-        pool = BoxWorkerPool(plan.workers, start_sandbox_worker(plan.limits))
+        factory = plan.worker_factory or start_sandbox_worker(plan.limits)
+        pool = BoxWorkerPool(plan.workers, factory)
         starts = BoxStarts(pool, plan.concurrency)
 
         def episode(job: EpisodeJob) -> EpisodeOutcome:

@@ -253,6 +253,12 @@ class EpisodeKind(ABC):
         """A run of ``run``'s boxes with ``settings``; ``CorruptBoxError`` when a box
         cannot serve this kind at all."""
 
+    def withhold(self, record: Any) -> Any:
+        """``record`` as a served box may hand it to a client: with every value that
+        would tell the box's rule or answers (expected outputs, secrets, targets) taken
+        out, and nothing else changed. The default: a kind whose records hold none."""
+        return record
+
     # -- records -------------------------------------------------------------
     @abstractmethod
     def load_record(self, raw: Any, path: Path) -> Any:

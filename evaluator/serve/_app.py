@@ -18,14 +18,21 @@ into a response.
 from __future__ import annotations
 
 import logging
+import threading
 from collections.abc import Mapping
 from pathlib import Path
-from typing import Any, Protocol
+from typing import TYPE_CHECKING, Any, Protocol
 
 from blackboxes.store import Box, load_suite_boxes
+from evaluator._pool import BoxWorkerPool, PooledBox, start_sandbox_worker
 from evaluator.serve._describe import describe_box, describe_suite
+from evaluator.serve._episodes import AgentEpisodes
 from oracle_bench.errors import RemoteEnvError, RemoteProtocolError, UsageError
+from oracle_bench.jsonio import canonical_json, sha256_hex
 from sandbox.serve import HttpError, JsonService, Request, Route, ServiceLimits
+
+if TYPE_CHECKING:
+    from sandbox import SandboxLimits
 
 __all__ = ["BoxServer", "EpisodeSessions"]
 
@@ -73,6 +80,7 @@ class BoxServer:
         limits: ServiceLimits | None = None,
         max_sessions: int = 32,
         seed: int = 0,
+        sandbox_limits: SandboxLimits | None = None,
     ) -> None:
         from evaluator.dataset import BoxDataset
         from evaluator.kinds import kind_for_suite
@@ -86,16 +94,31 @@ class BoxServer:
                 raise UsageError(f"no box {box!r} in {self.suite_dir}")
         self.suite = suite
         self.only = box
+        self._suite_sha = sha256_hex((self.suite_dir / "suite.json").read_bytes())
         self.boxes: dict[str, Box] = {b.info.id: b for b in boxes}
         self.kind = kind_for_suite(suite)
         given = dict(options or {})
         # Made here, not at the first reset: bad settings fail before the server binds.
-        dataset = BoxDataset(self.suite_dir, seed=seed, **given)
+        self._limits = sandbox_limits
+        limits_sandbox = sandbox_limits
+        dataset = BoxDataset(self.suite_dir, seed=seed, limits=sandbox_limits, **given)
         self.settings = {
             "seed": seed,
             **{k: v for k, v in dataset.kind.definition(dataset.settings).items() if v is not None},
         }
         self.sessions: EpisodeSessions = OpenEnvSessions(lambda: dataset, max_sessions=max_sessions)
+        self._pool = BoxWorkerPool(max_sessions, start_sandbox_worker(limits_sandbox))
+        self._runs: dict[int, Any] = {}
+        self._runs_lock = threading.Lock()
+        self._server_settings = dataset.settings
+        self._definition = canonical_json(self.kind.definition(dataset.settings))
+        self.agents = AgentEpisodes(
+            self.kind,
+            self._kind_run_for,
+            self.boxes,
+            lambda b: PooledBox(self._pool, b),
+            max_episodes=max_sessions,
+        )
         routes = [
             Route("GET", "/health", self._health, public=True),
             Route("GET", "/", self._describe),
@@ -104,6 +127,10 @@ class BoxServer:
             Route("POST", "/step", self._step),
             Route("GET", "/state", self._state),
             Route("POST", "/close", self._close),
+            Route("POST", "/episodes", self._episode_start),
+            Route("POST", "/episodes/{episode}/reply", self._episode_reply),
+            Route("POST", "/episodes/{episode}/handle", self._episode_handle),
+            Route("DELETE", "/episodes/{episode}", self._episode_abandon),
         ]
         self.service = JsonService(routes, host=host, port=port, token=token, limits=limits)
 
@@ -116,7 +143,9 @@ class BoxServer:
         return {"status": "ok"}
 
     def _describe(self, request: Request) -> dict[str, Any]:
-        return describe_suite(self.suite, list(self.boxes.values()), self.kind.name, self.settings)
+        return describe_suite(
+            self.suite, list(self.boxes.values()), self.kind.name, self.settings, self._suite_sha
+        )
 
     def _box(self, request: Request) -> dict[str, Any]:
         box = self.boxes.get(request.params["box"])
@@ -167,6 +196,44 @@ class BoxServer:
             raise HttpError(400, 'give {"episode_id": ID}')
         return self._call(self.sessions.close, episode)
 
+    def _kind_run_for(self, definition: Any, seed: int, repetition: int) -> Any:
+        """The kind's run for a client's episode: the server's settings (a client asking
+        for others is refused), the client's run seed."""
+        from evaluator.executors import SuiteContext
+
+        if canonical_json(definition) != self._definition:
+            raise RemoteProtocolError(
+                f"this server plays {self.kind.label(self._server_settings)} episodes "
+                f"({self._definition}); the client asked for {canonical_json(definition)[:300]}"
+            )
+        with self._runs_lock:
+            run = self._runs.get(seed)
+            if run is None:
+                if len(self._runs) >= 64:
+                    self._runs.pop(next(iter(self._runs)))
+                context = SuiteContext(
+                    suite=self.suite,
+                    boxes=list(self.boxes.values()),
+                    seed=seed,
+                    repeats=1 << 20,
+                    limits=self._limits,
+                    llm_names=frozenset(),
+                )
+                run = self._runs[seed] = self.kind.start(context, self._server_settings)
+        return run
+
+    def _episode_start(self, request: Request) -> dict[str, Any]:
+        return self._call(self.agents.start, _body(request))
+
+    def _episode_reply(self, request: Request) -> dict[str, Any]:
+        return self._call(self.agents.reply, request.params["episode"], _body(request))
+
+    def _episode_handle(self, request: Request) -> dict[str, Any]:
+        return self._call(self.agents.call_handle, request.params["episode"], _body(request))
+
+    def _episode_abandon(self, request: Request) -> dict[str, Any]:
+        return self._call(self.agents.abandon, request.params["episode"])
+
     # -- life -----------------------------------------------------------------------------
     def start(self) -> BoxServer:
         self.service.start()
@@ -178,6 +245,8 @@ class BoxServer:
     def stop(self) -> None:
         self.service.stop()
         self.sessions.close_all()
+        self.agents.close_all()
+        self._pool.close()
 
     def __enter__(self) -> BoxServer:
         return self.start()

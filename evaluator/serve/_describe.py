@@ -26,12 +26,17 @@ def describe_box(box: Box, kind: str) -> dict[str, Any]:
 
 
 def describe_suite(
-    suite: SuiteInfo, boxes: Sequence[Box], kind: str, settings: dict[str, Any]
+    suite: SuiteInfo,
+    boxes: Sequence[Box],
+    kind: str,
+    settings: dict[str, Any],
+    suite_json_sha256: str,
 ) -> dict[str, Any]:
-    """suite.json as written (public: a secret suite's seed is not in it), the served
-    boxes and the episode settings every episode is played with."""
+    """suite.json as written (public: a secret suite's seed is not in it) and its sha256,
+    the served boxes and the episode settings every episode is played with."""
     return {
         "suite": suite.model_dump(mode="json"),
+        "suite_json_sha256": suite_json_sha256,
         "kind": kind,
         "settings": settings,
         "boxes": [describe_box(box, kind) for box in boxes],

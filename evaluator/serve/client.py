@@ -65,6 +65,10 @@ class ServedSuite:
     def health(self) -> dict[str, Any]:
         return self._request("GET", "/health")
 
+    def box(self, box_id: str) -> dict[str, Any]:
+        """One box's public description (its box.json and digest)."""
+        return self._request("GET", f"/boxes/{quote(box_id, safe='')}")
+
     def describe(self) -> dict[str, Any]:
         """suite.json, the boxes' box.json, the kind and the settings."""
         return self._request("GET", "/")
@@ -90,6 +94,13 @@ class ServedSuite:
 
     def close_episode(self, episode_id: str) -> dict[str, Any]:
         return self._request("POST", "/close", {"episode_id": episode_id})
+
+    def post(self, path: str, body: Any) -> dict[str, Any]:
+        """``POST path`` with a JSON body; the reply object (errors as for every route)."""
+        return self._request("POST", path, body)
+
+    def delete(self, path: str) -> dict[str, Any]:
+        return self._request("DELETE", path)
 
     def close(self) -> None:
         with self._lock:
