@@ -178,6 +178,22 @@ def build_parser() -> ArgumentParser:
         metavar="ADDR",
         help="with --executor ray: local (start Ray here, default), auto or HOST:PORT",
     )
+    box = parser.add_argument_group("sandbox")
+    box.add_argument(
+        "--runtime",
+        choices=("process", "docker"),
+        default="process",
+        help="where candidate code runs while it is tested: process (an isolated child "
+        "process, default) or docker (the same worker in a container: no network, "
+        "read-only, no capabilities; refused, exit 2, when no Docker engine can run it)",
+    )
+    box.add_argument(
+        "--base-image",
+        default=None,
+        metavar="IMG",
+        help="image of --runtime docker's containers (default: $ORACLE_BASE_IMAGE or "
+        "python:3.12-slim; never pulled)",
+    )
     llm = parser.add_argument_group("LLM backend (--backend llm)")
     llm.add_argument(
         "--coder",
@@ -354,6 +370,10 @@ def main(argv: list[str] | None = None) -> int:
         config = _config(args)
         if args.ray_address is not None and args.executor != "ray":
             raise UsageError("--ray-address applies to --executor ray only")
+        from sandbox.docker.runtime import runtime_limits
+
+        # None for the process runtime: the generator's default limits, as before.
+        limits = runtime_limits(args.runtime, args.base_image)
     except UsageError as exc:
         _error_console().print(_usage_error(exc), markup=False)
         return 2
@@ -413,6 +433,7 @@ def main(argv: list[str] | None = None) -> int:
                 progress=progress,
                 on_retry=on_retry,
                 on_start=on_start,
+                limits=limits,
                 executor=args.executor,
                 executor_options={} if args.ray_address is None else {"address": args.ray_address},
             )
