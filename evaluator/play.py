@@ -54,6 +54,7 @@ from oracle_bench.errors import UsageError
 if TYPE_CHECKING:
     from blackboxes.box import BoxInfo, SuiteInfo
     from blackboxes.store import Box
+    from sandbox import SandboxLimits
 
 # The suite, the protocols and the sandbox are imported where they are used, so that
 # --help and a usage error about the arguments come at once.
@@ -160,6 +161,7 @@ def play_box(
     out_dir: Path | None = None,
     budget_factor: float | None = None,
     options: Mapping[str, Any] | None = None,
+    limits: SandboxLimits | None = None,
 ) -> PlayResult:
     """Let a person play ``box_id`` of a suite and write the trajectory.
 
@@ -168,8 +170,9 @@ def play_box(
     both and take ``budget_factor`` (default 2); other settings by name in ``options``.
     The default ``out_dir`` is ``runs/<suite>-<tag>/play-<settings>-<name>``
     (``play-10at1-instant-alice``, ``play-dfa-x2-alice``); the file is
-    ``trajectories/<box>__human-<name>__r<k>.json`` with the first free ``k``. Raises
-    :class:`UsageError` for bad arguments, ``BoxError`` for a bad suite and
+    ``trajectories/<box>__human-<name>__r<k>.json`` with the first free ``k``. ``limits``
+    are the box worker's (default ``SandboxLimits()``; ``runtime="docker"``: a container).
+    Raises :class:`UsageError` for bad arguments, ``BoxError`` for a bad suite and
     ``SandboxError`` if the box's worker cannot start (then nothing is written).
     """
     from blackboxes.store import load_suite
@@ -195,7 +198,7 @@ def play_box(
     try:
         from sandbox import SandboxLimits, SandboxWorker
 
-        limits = SandboxLimits()
+        limits = limits if limits is not None else SandboxLimits()
         with SandboxWorker(box.code, entry=box.info.entry, limits=limits) as worker:
             play = HumanPlay(
                 box=box,
@@ -288,6 +291,19 @@ def _parser() -> argparse.ArgumentParser:
         metavar="DIR",
         help="output directory (default: runs/<suite>-<tag>/play-<settings>-<NAME>; the tag "
         "hashes the suite's folder and suite.json)",
+    )
+    p.add_argument(
+        "--runtime",
+        choices=("process", "docker"),
+        default="process",
+        help="where the box's code runs: process (default) or docker (a container; exit 2 "
+        "when no Docker engine can run it)",
+    )
+    p.add_argument(
+        "--base-image",
+        default=None,
+        metavar="IMG",
+        help="image of --runtime docker (default: $ORACLE_BASE_IMAGE or python:3.12-slim)",
     )
     p.add_argument("-v", "--verbose", action="count", default=0, help="more logging (-vv: debug)")
     add_kind_arguments(p, "play")
@@ -421,6 +437,9 @@ def _main(argv: Sequence[str] | None, io: PlayIO | None, out: Console, err: Cons
     if args.box is None:
         _list(out, args.suite)
         return 0
+    from sandbox.docker.runtime import runtime_limits
+
+    limits = runtime_limits(args.runtime, args.base_image)
     result = play_box(
         args.suite,
         args.box,
@@ -429,6 +448,7 @@ def _main(argv: Sequence[str] | None, io: PlayIO | None, out: Console, err: Cons
         seed=args.seed,
         out_dir=args.out,
         options=given,
+        limits=limits,
     )
     _report(out, result)
     return 0
