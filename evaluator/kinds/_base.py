@@ -253,10 +253,11 @@ class EpisodeKind(ABC):
         """A run of ``run``'s boxes with ``settings``; ``CorruptBoxError`` when a box
         cannot serve this kind at all."""
 
-    def withhold(self, record: Any) -> Any:
+    def withhold(self, record: Any, settings: Any) -> Any:
         """``record`` as a served box may hand it to a client: with every value that
         would tell the box's rule or answers (expected outputs, secrets, targets) taken
-        out, and nothing else changed. The default: a kind whose records hold none."""
+        out, what the summary needs of them measured first, and nothing else changed.
+        The default: a kind whose records hold none."""
         return record
 
     # -- records -------------------------------------------------------------

@@ -114,6 +114,7 @@ class BoxServer:
         self._definition = canonical_json(self.kind.definition(dataset.settings))
         self.agents = AgentEpisodes(
             self.kind,
+            dataset.settings,
             self._kind_run_for,
             self.boxes,
             lambda b: PooledBox(self._pool, b),

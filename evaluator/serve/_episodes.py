@@ -166,6 +166,7 @@ class AgentEpisodes:
     def __init__(
         self,
         kind: Any,
+        settings: Any,
         kind_run_for: Any,
         boxes: Mapping[str, Box],
         env_for: Any,
@@ -174,6 +175,7 @@ class AgentEpisodes:
         reply_timeout: float = 600.0,
     ) -> None:
         self.kind = kind
+        self.settings = settings
         self._kind_run_for = kind_run_for
         self._boxes = boxes
         self._env_for = env_for
@@ -335,7 +337,7 @@ class AgentEpisodes:
             self._episodes.pop(episode_id, None)
         episode.done = True
         if event["type"] == "end":
-            record = self.kind.withhold(event["record"])
+            record = self.kind.withhold(event["record"], self.settings)
             return {
                 "episode_id": episode_id,
                 "event": {"type": "end", "record": record.model_dump(mode="json")},

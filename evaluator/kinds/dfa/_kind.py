@@ -217,6 +217,24 @@ class DfaKind(EpisodeKind):
 
         return DfaRun(run, settings)
 
+    def withhold(self, record: DfaTrajectory, settings: DfaSettings) -> DfaTrajectory:
+        """The target (it is the rule): the metrics and the information measure that
+        need it are taken first, with the run's similarity length."""
+        from evaluator.failures import scored
+        from evaluator.kinds.dfa.analysis import dfa_information
+        from evaluator.kinds.dfa.metrics import dfa_episode_metrics
+        from evaluator.kinds.dfa.trajectory import DfaMeasured
+
+        if record.measured is not None:
+            return record
+        k = settings.similarity_len
+        measured = DfaMeasured(
+            similarity_len=k,
+            metrics=dfa_episode_metrics(record, similarity_len=k).model_dump(mode="json"),
+            information=dfa_information(record, similarity_len=k) if scored(record) else None,
+        )
+        return record.model_copy(update={"target": {}, "measured": measured})
+
     # -- records -------------------------------------------------------------
     def load_record(self, raw: Any, path: Path) -> DfaTrajectory:
         from evaluator.kinds.dfa.trajectory import DfaTrajectory

@@ -45,6 +45,7 @@ from evaluator.kinds.dfa._defaults import (
 )
 from evaluator.kinds.dfa.metrics import DIRECT_KINDS, DfaEpisodeMetrics, dfa_episode_metrics
 from evaluator.kinds.dfa.trajectory import DfaCall, DfaTrajectory
+from oracle_bench.errors import EvaluationError
 
 __all__ = [
     "analyse_dfa",
@@ -90,6 +91,13 @@ def dfa_information(
     accepted EQ, else Sim_K(RPNI(evidence), target)."""
     if record.success:
         return 1.0
+    if record.measured is not None:  # a served box's record: measured before withholding
+        if record.measured.similarity_len != similarity_len or record.measured.information is None:
+            raise EvaluationError(
+                f"{record.box_id}: the served box measured its information over words up to "
+                f"{record.measured.similarity_len} only"
+            )
+        return record.measured.information
     target = record.target_dfa()
     guess = rpni(dfa_evidence(record), target.alphabet)
     return float(similarity(guess, target, max_len=similarity_len))

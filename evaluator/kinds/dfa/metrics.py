@@ -42,6 +42,7 @@ from evaluator.kinds.dfa._defaults import (
     check_similarity_len,
 )
 from evaluator.kinds.dfa.trajectory import DfaCall, DfaTrajectory, round_half_up
+from oracle_bench.errors import EvaluationError
 
 __all__ = [
     "BUDGET_FACTORS",
@@ -231,6 +232,22 @@ def _factor_key(f: float) -> str:
     return str(float(f))
 
 
+def _measured_metrics(
+    traj: DfaTrajectory, similarity_len: int, factors: Sequence[float]
+) -> DfaEpisodeMetrics:
+    """The metrics a served box measured before it withheld the target."""
+    measured = traj.measured
+    if measured is None:  # pragma: no cover - the caller checks
+        raise EvaluationError("no measured metrics")
+    if measured.similarity_len != similarity_len or tuple(factors) != tuple(BUDGET_FACTORS):
+        raise EvaluationError(
+            f"{traj.box_id}: the served box withheld its target and measured similarity over "
+            f"words up to {measured.similarity_len} at the default budget factors; "
+            f"recompute with --similarity-len {measured.similarity_len}"
+        )
+    return DfaEpisodeMetrics.model_validate(measured.metrics)
+
+
 def dfa_episode_metrics(
     traj: DfaTrajectory,
     *,
@@ -243,6 +260,8 @@ def dfa_episode_metrics(
     ``success_at``. Success and cost come from the calls: the first accepted,
     non-faulted EQ within the budget.
     """
+    if traj.measured is not None:
+        return _measured_metrics(traj, similarity_len, factors)
     target = traj.target_dfa()
     counted = traj.counted()
     steps = _walk(traj)

@@ -24,6 +24,7 @@ from oracle_bench.jsonio import atomic_write_text, canonical_json
 __all__ = [
     "DFA_TRAJECTORY_SCHEMA_VERSION",
     "DfaCall",
+    "DfaMeasured",
     "DfaTrajectory",
     "dfa_trajectory_text",
     "load_dfa_trajectory",
@@ -82,6 +83,21 @@ def _no_conversation(value: object) -> bool:
     return value is None
 
 
+class DfaMeasured(_Model):
+    """What the summary and the analysis need of a withheld target, measured by the
+    server that withheld it (a served box never hands out its target)."""
+
+    similarity_len: int
+    metrics: dict[str, Any]
+    """``DfaEpisodeMetrics`` with similarity over words of length <= ``similarity_len``."""
+    information: float | None
+    """``dfa_information`` (None for a record that is not scored)."""
+
+
+def _not_measured(value: object) -> bool:
+    return value is None
+
+
 class DfaTrajectory(_Model):
     """One agent's episode on one DFA box."""
 
@@ -124,6 +140,9 @@ class DfaTrajectory(_Model):
     usage: UsageTotals | None = None
     """The sums of ``llm_calls``; None for agents that call no model."""
     conversation: ConversationLog | None = Field(default=None, exclude_if=_no_conversation)
+    measured: DfaMeasured | None = Field(default=None, exclude_if=_not_measured)
+    """Set when ``target`` is withheld (a served box's record): the target-based
+    measures, taken before; absent from local records."""
     """What an LLM agent's model saw, each message once (see
     :mod:`evaluator.conversation`); absent for agents that call no model."""
     settings: dict[str, Any] = Field(default_factory=dict)

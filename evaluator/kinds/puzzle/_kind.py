@@ -149,6 +149,13 @@ class PuzzleEpisodeKind(EpisodeKind):
 
         return PuzzleRun(run, settings)
 
+    def withhold(self, record: PuzzleTrajectory, settings: PuzzleSettings) -> PuzzleTrajectory:
+        """Each instance's secret and solution (the probes, answers and verdicts stay)."""
+        instances = [
+            inst.model_copy(update={"secret": "", "solution": ""}) for inst in record.instances
+        ]
+        return record.model_copy(update={"instances": instances})
+
     # -- records -------------------------------------------------------------
     def load_record(self, raw: Any, path: Path) -> PuzzleTrajectory:
         from evaluator.kinds.puzzle.trajectory import PuzzleTrajectory

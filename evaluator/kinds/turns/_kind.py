@@ -183,6 +183,12 @@ class TurnsKind(EpisodeKind):
 
         return TurnsRun(run, settings)
 
+    def withhold(self, record: Trajectory, settings: TurnsSettings) -> Trajectory:
+        """The held-out items' expected outputs (the agent's own answers and their
+        verdicts stay)."""
+        items = [item.model_copy(update={"expected": None}) for item in record.items]
+        return record.model_copy(update={"items": items})
+
     # -- records -------------------------------------------------------------
     def load_record(self, raw: Any, path: Path) -> Trajectory:
         from evaluator.kinds.turns.trajectory import Trajectory
