@@ -64,6 +64,9 @@ class RunPlan:
     label: str
     """For people: the kind's settings, e.g. ``10@1 instant`` (``shard i/n`` added)."""
     llm: LlmAgentSettings | None = field(default=None, repr=False)
+    env: str | None = None
+    """The served suite's URL (``--env``): the boxes are played there."""
+    env_token: str | None = field(default=None, repr=False)
 
 
 def latest_suite(root: Path | None = None) -> Path:
@@ -103,16 +106,19 @@ def plan_run(
     repeats: int = 1,
     shard: tuple[int, int] | str | None = None,
     llm: LlmAgentSettings | None = None,
+    env: str | None = None,
+    env_token: str | None = None,
     **options: Any,
 ) -> RunPlan:
-    """Check a run without running it; see :func:`evaluate` for the arguments."""
+    """Check a run without running it; see :func:`evaluate` for the arguments; ``env``
+    (``http://HOST:PORT``) plans a run of the suite served there instead of a folder."""
     from blackboxes.store import load_suite_boxes
     from evaluator._run_folder import default_run_root
     from evaluator.kinds import check_options, kind_for_suite, suite_subject
     from evaluator.llm_agents import is_llm_agent
     from evaluator.runner import parse_shard
     from evaluator.spec import parse_spec
-    from oracle_bench.jsonio import sha256_hex
+    from oracle_bench.jsonio import canonical_json, sha256_hex
 
     if isinstance(spec, str):
         spec = parse_spec(spec)  # a bad spec fails before the suite is read
@@ -124,7 +130,15 @@ def plan_run(
         shard = parse_shard(shard)
     elif shard is not None:
         shard = parse_shard(f"{shard[0]}/{shard[1]}")
-    if suite is None:
+    suite_sha: str | None = None
+    if env is not None:
+        from evaluator.serve._remote_run import served_suite
+
+        if suite is not None:
+            raise UsageError("give --suite or --env, not both")
+        served, info, _, suite_sha = served_suite(env, env_token)
+        suite_dir = Path(served.url)
+    elif suite is None:
         try:
             suite_dir = latest_suite()
         except BoxError:
@@ -136,18 +150,34 @@ def plan_run(
             raise
     else:
         suite_dir = Path(suite)
-    info, _ = load_suite_boxes(suite_dir)  # every digest, before anything starts
+    if env is None:
+        info, _ = load_suite_boxes(suite_dir)  # every digest, before anything starts
     kind = kind_for_suite(info)
     given = {"spec": spec, "feedback": feedback, **options}
+    if env is not None:
+        from evaluator.serve._remote_run import served_settings
+
+        try:
+            given, served_arguments, served_label = served_settings(served, kind, given)
+        finally:
+            served.close()
     mine = check_options(kind, given, subject=suite_subject(kind, info.family, info.name))
     settings = kind.configure(info, mine, "eval")  # the settings' errors, before any work
+    if env is not None:
+        wanted = kind.arguments(settings)
+        if canonical_json(wanted) != canonical_json(served_arguments):
+            raise UsageError(
+                f"{env} plays its suite with other settings ({served_label}): give none "
+                "of the kind's settings with --env, or the server's"
+            )
     names = list(agents or kind.default_agents)
     twice = sorted({a for a in names if names.count(a) > 1})
     if twice:
         raise UsageError(f"agent listed twice: {', '.join(twice)}")
     names = [a if is_llm_agent(a) else kind.check_agent_name(a) for a in names]
     if out is None:
-        suite_sha = sha256_hex((suite_dir / "suite.json").read_bytes())
+        if suite_sha is None:
+            suite_sha = sha256_hex((suite_dir / "suite.json").read_bytes())
         out_dir = default_run_root(suite_dir, info, suite_sha) / kind.run_slug(settings, seed)
     else:
         out_dir = Path(out)
@@ -169,6 +199,8 @@ def plan_run(
         shard=shard,
         label=label,
         llm=llm,
+        env=env,
+        env_token=env_token,
     )
 
 
@@ -191,9 +223,15 @@ def evaluate(
     executor: str | None = None,
     executor_options: Mapping[str, Any] | None = None,
     progress: Callable[[RunEvent], None] | None = None,
+    env: str | None = None,
+    env_token: str | None = None,
     **options: Any,
 ) -> RunResult:
     """Evaluate agents on a suite, resumably; what ``oracle-eval`` does.
+
+    ``env="http://HOST:PORT"`` (and ``env_token`` for a server with a bearer token)
+    plays the suite a server serves (``oracle-serve``, a published image) instead of a
+    folder: the same trajectories and summaries, with what the server withholds left out.
 
     ``suite`` is a suite folder (default: the most recent under the suites folder) or a
     :class:`RunPlan`. ``agents`` default to the kind's baselines; ``provider/model``
@@ -221,6 +259,8 @@ def evaluate(
             repeats=repeats,
             shard=shard,
             llm=llm,
+            env=env,
+            env_token=env_token,
             **options,
         )
     return evaluate_suite(
@@ -242,6 +282,8 @@ def evaluate(
         options=plan.options,
         executor=executor,
         executor_options=executor_options,
+        env=plan.env,
+        env_token=plan.env_token,
     )
 
 
@@ -256,6 +298,8 @@ def plan_sweep(
     repeats: int = 1,
     shard: tuple[int, int] | str | None = None,
     llm: LlmAgentSettings | None = None,
+    env: str | None = None,
+    env_token: str | None = None,
     **options: Any,
 ) -> tuple[RunPlan, ...]:
     """Check every run of a sweep before any runs; one :class:`RunPlan` per value.
@@ -289,6 +333,8 @@ def plan_sweep(
             repeats=repeats,
             shard=shard,
             llm=llm,
+            env=env,
+            env_token=env_token,
             **point,
         )
         if out is not None:

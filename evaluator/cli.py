@@ -180,6 +180,19 @@ def _parser() -> argparse.ArgumentParser:
         help=f"suite directory (default: the newest under ${SUITES_ENV} or ./suites)",
     )
     p.add_argument(
+        "--env",
+        metavar="URL",
+        help="evaluate the suite served at URL (oracle-serve, a published image) instead of "
+        "a folder: the protocol runs there, the agents here; same records, with the expected "
+        "answers, secrets and targets withheld",
+    )
+    p.add_argument(
+        "--token-file",
+        type=Path,
+        metavar="F",
+        help="bearer token of the served suite (with --env)",
+    )
+    p.add_argument(
         "--agent",
         action="append",
         metavar="NAME",
@@ -510,6 +523,17 @@ def _run(args: argparse.Namespace, out: Console, err: Console) -> int:
     configure_logging(args.verbose, err)
     llm = _llm_settings(args, [a for a in args.agents or () if is_llm_agent(a)])
     suite_arg = None if args.suite is None else check_suite_arg(args.suite)
+    env_token = None
+    if args.env is not None:
+        from evaluator.serve.cli import read_token
+
+        if args.suite is not None:
+            raise UsageError("give --suite or --env, not both")
+        if args.counterfactual:
+            raise UsageError("--counterfactual needs the suite's owner files: not with --env")
+        env_token = read_token(args.token_file)
+    elif args.token_file is not None:
+        raise UsageError("--token-file goes with --env")
     if args.out is not None:
         require_utf8_path(args.out, "--out")
     plans = plan_sweep(
@@ -520,13 +544,17 @@ def _run(args: argparse.Namespace, out: Console, err: Console) -> int:
         repeats=args.repeats,
         shard=shard,
         llm=llm,
+        env=args.env,
+        env_token=env_token,
         **given,
     )
     from sandbox.docker.runtime import runtime_limits
 
     # None for the process runtime: exactly the limits (and records) of before --runtime.
     args.sandbox_limits = runtime_limits(args.runtime, args.base_image)
-    if args.suite is None:
+    if args.env is not None:
+        out.print(f"Evaluating the suite served at [bold]{plans[0].env}[/]")
+    elif args.suite is None:
         out.print(f"Evaluating the most recent suite: [bold]{plans[0].suite_dir}[/]")
     if len(plans) > 1:
         if args.counterfactual:

@@ -363,13 +363,13 @@ def _report(out: Console, result: PlayResult) -> None:
 
 def _play_env(args: argparse.Namespace, io: PlayIO, out: Console) -> int:
     from evaluator.serve._play import list_served_boxes, play_served
-    from evaluator.serve.cli import _token
+    from evaluator.serve.cli import read_token
     from evaluator.serve.client import ServedSuite
 
     def say(text: str) -> None:
         out.print(text, markup=False, highlight=False, soft_wrap=True)
 
-    with ServedSuite(args.env, token=_token(args.token_file)) as env:
+    with ServedSuite(args.env, token=read_token(args.token_file)) as env:
         if args.box is None:
             name, boxes = list_served_boxes(env)
             say(f"{name}: {len(boxes)} box(es) served at {env.url}")

@@ -660,7 +660,8 @@ class _Run:
                 max_per_provider=getattr(s, "max_per_provider", None),
             )
         return RunArguments(
-            suite_dir=str(self.suite_dir),
+            # A served suite's place is its URL (the run's recorded environment).
+            suite_dir=self.served.url if self.served is not None else str(self.suite_dir),
             agents=list(self.agents),
             seed=self.seed,
             repeats=self.repeats,

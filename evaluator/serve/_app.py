@@ -102,16 +102,19 @@ class BoxServer:
         self._limits = sandbox_limits
         limits_sandbox = sandbox_limits
         dataset = BoxDataset(self.suite_dir, seed=seed, limits=sandbox_limits, **given)
+        # What every episode is played with: the kind's settings in their text forms
+        # (a client adopts them) and the run seed of the OpenEnv episodes.
         self.settings = {
+            "label": dataset.kind.label(dataset.settings),
+            "arguments": dataset.kind.arguments(dataset.settings),
             "seed": seed,
-            **{k: v for k, v in dataset.kind.definition(dataset.settings).items() if v is not None},
         }
         self.sessions: EpisodeSessions = OpenEnvSessions(lambda: dataset, max_sessions=max_sessions)
         self._pool = BoxWorkerPool(max_sessions, start_sandbox_worker(limits_sandbox))
         self._runs: dict[int, Any] = {}
         self._runs_lock = threading.Lock()
         self._server_settings = dataset.settings
-        self._definition = canonical_json(self.kind.definition(dataset.settings))
+        self._definition = canonical_json(self.kind.arguments(dataset.settings))
         self.agents = AgentEpisodes(
             self.kind,
             dataset.settings,
@@ -204,8 +207,8 @@ class BoxServer:
 
         if canonical_json(definition) != self._definition:
             raise RemoteProtocolError(
-                f"this server plays {self.kind.label(self._server_settings)} episodes "
-                f"({self._definition}); the client asked for {canonical_json(definition)[:300]}"
+                f"this server plays {self.kind.label(self._server_settings)} episodes, with "
+                f"the settings {self._definition}; the client asked for others"
             )
         with self._runs_lock:
             run = self._runs.get(seed)

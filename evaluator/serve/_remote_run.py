@@ -26,7 +26,13 @@ from evaluator.serve._wire import Handle, decode, encode
 from evaluator.serve.client import ServedSuite
 from oracle_bench.errors import RemoteEnvError, RemoteProtocolError
 
-__all__ = ["RemoteKindRun", "ServedBox", "served_suite", "served_worker_factory"]
+__all__ = [
+    "RemoteKindRun",
+    "ServedBox",
+    "served_settings",
+    "served_suite",
+    "served_worker_factory",
+]
 
 log = logging.getLogger(__name__)
 
@@ -41,6 +47,28 @@ class ServedBox:
     digest: str
     path: Path
     """Where it is served (``URL/boxes/ID``), for messages."""
+
+
+def served_settings(
+    env: ServedSuite, kind: Any, given: dict[str, Any]
+) -> tuple[dict[str, Any], dict[str, Any], str]:
+    """``given`` (a kind's options; None: not given) with what it leaves out taken from
+    the server's settings; and the server's settings (``EpisodeKind.arguments``) and
+    label, which the run's must equal (a served suite is played with its server's)."""
+    from evaluator.spec import parse_spec
+
+    described = env.describe().get("settings")
+    served = described.get("arguments") if isinstance(described, dict) else None
+    if not isinstance(served, dict) or not isinstance(described, dict):
+        raise RemoteProtocolError(f"{env.url} does not say which settings it plays")
+    options = {o.name: o for o in kind.options}
+    filled = dict(given)
+    for name, value in served.items():
+        if value is None or filled.get(name) is not None or name not in options:
+            continue
+        parse = parse_spec if name == "spec" else options[name].parse
+        filled[name] = parse(value) if parse is not None and isinstance(value, str) else value
+    return filled, served, str(described.get("label", ""))
 
 
 def served_suite(url: str, token: str | None) -> tuple[ServedSuite, SuiteInfo, list[Any], str]:
@@ -169,7 +197,7 @@ class RemoteKindRun:
         self.kind = kind
         self.settings = settings
         self.context = context
-        self.definition = kind.definition(settings)
+        self.definition = kind.arguments(settings)
 
     def reusable(self, path: Path, box: Any, job: Any) -> Any:
         """The stored record if it is a final record of exactly this job (its settings

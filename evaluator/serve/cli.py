@@ -14,7 +14,7 @@ from types import FrameType
 from oracle_bench.cli import ArgumentParser, add_version, check_suite_arg, run_cli
 from oracle_bench.errors import UsageError
 
-__all__ = ["main"]
+__all__ = ["main", "read_token"]
 
 PROG = "oracle-serve"
 TOKEN_FILE_ENV = "ORACLE_SERVE_TOKEN_FILE"
@@ -68,7 +68,8 @@ def _parser() -> argparse.ArgumentParser:
     return p
 
 
-def _token(path: Path | None) -> str | None:
+def read_token(path: Path | None) -> str | None:
+    """The bearer token in ``path`` (or ``$ORACLE_SERVE_TOKEN_FILE``); None without one."""
     if path is None:
         env = os.environ.get(TOKEN_FILE_ENV)
         if not env:
@@ -102,7 +103,7 @@ def _main(argv: Sequence[str] | None) -> int:
     if given.get("spec") is not None:
         given["spec"] = parse_spec(given["spec"])
     suite = check_suite_arg(args.suite, "SUITE")
-    token = _token(args.token_file)
+    token = read_token(args.token_file)
 
     from evaluator.serve._app import BoxServer
 
