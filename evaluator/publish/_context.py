@@ -163,20 +163,30 @@ def image_labels(suite: SuiteInfo, digest: str, box: str | None) -> dict[str, st
     return dict(sorted(labels.items()))
 
 
-def serve_command(box: str | None) -> tuple[str, ...]:
-    """The image's command: the server on the suite, on all interfaces."""
+def serve_command(box: str | None, serve_args: tuple[str, ...] = ()) -> tuple[str, ...]:
+    """The image's command: the server on the suite, on all interfaces, then
+    ``serve_args`` (e.g. the episode spec ``10@1`` a turns suite is served with)."""
     server = ("python3", "-m", "evaluator.serve", IMAGE_SUITE_DIR)
     address = ("--host", "0.0.0.0", "--port", str(SERVE_PORT))
-    return (*server, *address, *(("--box", box) if box is not None else ()))
+    return (*server, *address, *(("--box", box) if box is not None else ()), *serve_args)
 
 
 def plan_images(
-    suite_dir: Path, *, box: str | None = None, per_box: bool = False, tag: str | None = None
+    suite_dir: Path,
+    *,
+    box: str | None = None,
+    per_box: bool = False,
+    tag: str | None = None,
+    serve_args: tuple[str, ...] = (),
 ) -> list[ImagePlan]:
     """The images ``oracle-publish`` builds for a suite: one for the suite, one for
     ``box``, or one per box (``per_box``; ``tag``'s name gets ``/<box id>`` appended).
-    Raises ``UsageError`` for a bad combination, an unknown box, a malformed tag, and
-    a folder that is not a readable suite."""
+    ``serve_args`` are appended to the server's command. Raises ``UsageError`` for a bad
+    combination, an unknown box, a malformed tag or server argument, and a folder that
+    is not a readable suite."""
+    for arg in serve_args:
+        if not arg.isprintable() or not arg:
+            raise UsageError(f"server argument {arg!r}: one printable word expected")
     if box is not None and per_box:
         raise UsageError("--box and --per-box exclude each other")
     try:
@@ -201,7 +211,7 @@ def plan_images(
                 tag=f"{name}/{_slug(box_id)}:{version}",
                 box=box_id,
                 labels=image_labels(suite, digest, box_id),
-                command=serve_command(box_id),
+                command=serve_command(box_id, serve_args),
                 boxes=(box_id,),
             )
             for box_id in ids
@@ -211,7 +221,7 @@ def plan_images(
             tag=f"{name}:{version}",
             box=box,
             labels=image_labels(suite, digest, box),
-            command=serve_command(box),
+            command=serve_command(box, serve_args),
             boxes=(box,) if box is not None else tuple(ids),
         )
     ]

@@ -16,8 +16,9 @@ PROG = "oracle-publish"
 
 _EPILOG = """\
 The image runs `python3 -m evaluator.serve /srv/suite --host 0.0.0.0 --port 8000` (with
---box ID for a one-box image) as a non-root user; the suite is readable by that user only
-and no route returns the box code, hidden.json or an answer. Run it with the host's
+--box ID for a one-box image, then whatever follows `--` on this command line, e.g. the
+spec `10@1` a turns suite is served with) as a non-root user; the suite is readable by
+that user only and no route returns the box code, hidden.json or an answer. Run it with the host's
 network (no bridge here) and, for a token, $ORACLE_SERVE_TOKEN_FILE:
   docker run --rm --network host --tmpfs /tmp IMAGE
 
@@ -27,15 +28,16 @@ Labels: org.opencontainers.image.* and io.oracle-bench.{category,level,seed,suit
 box,tool-version}.
 
 Examples:
-  oracle-publish suites/eri-easy
-  oracle-publish suites/eri-easy --box eri-easy-003 --save eri-easy-003.tar
-  oracle-publish suites/eri-easy --per-box --tag registry.example:5000/bench/eri:v1
+  oracle-publish suites/eri-easy -- 10@1
+  oracle-publish suites/eri-easy --box eri-easy-003 --save eri-easy-003.tar -- 10@1
+  oracle-publish suites/dfa --per-box --tag registry.example:5000/bench/dfa:v1
 """
 
 
 def _parser() -> argparse.ArgumentParser:
     p = ArgumentParser(
         prog=PROG,
+        usage="%(prog)s SUITE [options] [-- SERVER-ARGS...]",
         description="Build a Docker image that serves a suite (or one box) over HTTP.",
         epilog=_EPILOG,
         formatter_class=argparse.RawDescriptionHelpFormatter,
@@ -60,7 +62,12 @@ def _size(n: int) -> str:
 
 
 def _run(argv: Sequence[str] | None) -> int:
-    args = _parser().parse_args(argv)
+    tokens = list(sys.argv[1:] if argv is None else argv)
+    serve_args: tuple[str, ...] = ()
+    if "--" in tokens:  # what follows is the server's, baked into the image's command
+        cut = tokens.index("--")
+        tokens, serve_args = tokens[:cut], tuple(tokens[cut + 1 :])
+    args = _parser().parse_args(tokens)
     suite = check_suite_arg(args.suite, "SUITE")
     from rich.console import Console
 
@@ -75,6 +82,7 @@ def _run(argv: Sequence[str] | None) -> int:
             box=args.box,
             per_box=args.per_box,
             tag=args.tag,
+            serve_args=serve_args,
             base_image=args.base_image,
             save=args.save,
             progress=lambda text: status.update(f"oracle-publish: {text}"),

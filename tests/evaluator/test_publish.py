@@ -42,6 +42,8 @@ CREATED = "2026-01-02T03:04:05Z"
 SUITE_NAME = "eri-publish-test"
 BOX_IDS = ("eri-easy-000", "eri-easy-001")
 SERVER_ID = "65534"
+SERVE_ARGS = ("10@1",)
+"""The spec a turns suite is served with, after the server's own arguments."""
 
 
 def _make_suite(root: Path, *, secret: bool = False) -> Path:
@@ -111,10 +113,12 @@ def test_plan_of_a_suite_has_the_default_tag_labels_and_command(suite_dir: Path)
 
 def test_plans_of_one_box_and_of_every_box(suite_dir: Path) -> None:
     digest12 = suite_digest(suite_dir)[:12]
-    [one] = plan_images(suite_dir, box="eri-easy-001", tag="reg.example:5000/bench/eri")
+    [one] = plan_images(
+        suite_dir, box="eri-easy-001", tag="reg.example:5000/bench/eri", serve_args=("10@1",)
+    )
     assert one.tag == f"reg.example:5000/bench/eri:{digest12}"
     assert one.boxes == ("eri-easy-001",)
-    assert one.command[-2:] == ("--box", "eri-easy-001")
+    assert one.command[-3:] == ("--box", "eri-easy-001", "10@1")
     assert dict(one.labels) == _expected_labels(suite_dir, "eri-easy-001")
     per_box = plan_images(suite_dir, per_box=True, tag="bench/eri:v1")
     assert [p.tag for p in per_box] == [f"bench/eri/{b}:v1" for b in BOX_IDS]
@@ -142,6 +146,7 @@ def test_a_secret_seed_is_labelled_secret_and_no_created_means_no_label(
         ({"tag": "Bad/Name"}, "--tag 'Bad/Name': an image name is lowercase"),
         ({"tag": "ok/name:bad tag"}, "--tag 'ok/name:bad tag': a tag is up to 128"),
         ({"tag": "ok/name@sha256:00"}, "--tag 'ok/name@sha256:00': give a name[:tag]"),
+        ({"serve_args": ("10@1\n",)}, "server argument '10@1\\n': one printable word"),
     ],
 )
 def test_bad_plans_are_usage_errors(suite_dir: Path, kwargs: dict[str, Any], message: str) -> None:
@@ -253,6 +258,7 @@ def test_another_python_without_wheels_is_one_publish_error(
         ["{suite}", "--per-box", "--save", "{tmp}/x.tar"],
         ["{suite}", "--save", "{tmp}"],
         ["{suite}", "--no-such-flag"],
+        ["{suite}", "--", ""],
     ],
 )
 def test_bad_arguments_exit_2_with_one_line(
@@ -307,6 +313,7 @@ def published(
     [image] = publish_suite(
         suite_dir,
         tag=tag,
+        serve_args=SERVE_ARGS,
         base_image=docker_base_image,
         save=tarball,
         client=docker_engine,
@@ -387,7 +394,15 @@ def test_image_labels_user_command_and_environment(published: Published) -> None
     assert {k: published.image.labels[k] for k in ours} == ours
     config = image.attrs["Config"]
     assert config["User"] == f"{SERVER_ID}:{SERVER_ID}"
-    assert config["Cmd"] == list(plan_images(published.suite_dir)[0].command)
+    [plan] = plan_images(published.suite_dir, serve_args=SERVE_ARGS)
+    assert (
+        config["Cmd"]
+        == [*plan.command[:-1], "10@1"]
+        == [
+            "python3",
+            *("-m", "evaluator.serve", "/srv/suite", "--host", "0.0.0.0", "--port", "8000", "10@1"),
+        ]
+    )
     assert config["ExposedPorts"] == {f"{SERVE_PORT}/tcp": {}}
     env = dict(e.split("=", 1) for e in config["Env"])
     assert env["PYTHONUNBUFFERED"] == "1"
