@@ -3,11 +3,12 @@
 For every family: generate a small suite, publish it (``oracle-publish``'s builder, through
 the docker SDK), run the image with the host's network, evaluate the family's baselines
 through ``--env`` and locally, and check that the summaries are equal and the
-trajectories equal the local ones withheld. Prints image size, build time, server start
-time (``docker run`` to the ready line, and the server's own start inside), and, for ERI,
-the per-query round trip of ``POST /step`` to the container against the local text step
-and the bare sandbox worker call (medians over ``--queries``, measured in interleaved
-blocks).
+trajectories equal the local ones withheld, byte for byte once the recorded environment
+(``sandbox_layers``: the sandbox layers the box ran under) is set aside. Prints image
+size, build time, server start time (``docker run`` to the ready line, and the server's
+own start inside), and, for ERI, the per-query round trip of ``POST /step`` to the
+container against the local text step and the bare sandbox worker call (medians over
+``--queries``, measured in interleaved blocks).
 
 Needs a Docker engine (``bash .ci/docker-engine``) and ``$ORACLE_BASE_IMAGE`` or the
 default base image. Usage: python benchmarks/serve/bench_published.py [--queries 1000]
@@ -80,10 +81,15 @@ def _same(local: Path, remote: Path, suite: Path, spec: str | None) -> tuple[boo
     ok = True
     for path in sorted((local / "trajectories").iterdir()):
         record = data.kind.withhold(data.kind.read_record(path), data.settings)
-        data.kind.save_record(record, local / "withheld.json")
-        ok &= (local / "withheld.json").read_bytes() == (
-            remote / "trajectories" / path.name
-        ).read_bytes()
+        # The recorded environment: the sandbox layers the box ran under (a container's
+        # unprivileged server has no network namespace or uid drop; seccomp still holds).
+        mine = record.model_copy(update={"sandbox_layers": []})
+        data.kind.save_record(mine, local / "withheld.json")
+        theirs = data.kind.read_record(remote / "trajectories" / path.name)
+        data.kind.save_record(
+            theirs.model_copy(update={"sandbox_layers": []}), local / "theirs.json"
+        )
+        ok &= (local / "withheld.json").read_bytes() == (local / "theirs.json").read_bytes()
     summaries = all(
         (local / n).read_bytes() == (remote / n).read_bytes()
         for n in ("summary.json", "summary.csv")
