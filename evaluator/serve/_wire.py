@@ -80,7 +80,8 @@ def _resolve(name: object, want: Callable[[type], bool]) -> type:
         raise RemoteProtocolError(f"a wire value names an unknown class: {name[:80]}") from None
     if not isinstance(obj, type) or not want(obj):
         raise RemoteProtocolError(f"a wire value names a class of the wrong sort: {name[:80]}")
-    if builtin_exc and not issubclass(obj, BaseException):
+    if builtin_exc and not issubclass(obj, Exception):
+        # Never SystemExit, KeyboardInterrupt or GeneratorExit from a peer.
         raise RemoteProtocolError(f"only builtin exceptions may be named: {name[:80]}")
     return obj
 

@@ -26,7 +26,9 @@ GET /boxes/ID; and episodes shaped like OpenEnv's environment server: POST /rese
 "metadata"}, "reward", "done"}, POST /step {"episode_id", "action": {"text": "one line"}},
 GET /state?episode_id=ID, POST /close {"episode_id"}. An episode is the one oracle-eval
 plays with the server's --seed for that box and repetition (a reset's "seed" only picks
-what the body leaves out).
+what the body leaves out). Agent episodes (POST /episodes ...) serve `oracle-eval --env
+URL`: the protocol runs here, the agent at the client, and the records come back with the
+expected answers, secrets and targets withheld.
 Observations are the text oracle-play shows; box code runs in sandbox workers and is never
 returned, nor facts.json, hidden.json or an expected answer.
 
@@ -62,7 +64,20 @@ def _parser() -> argparse.ArgumentParser:
         metavar="N",
         help="episodes open at once (default: 32)",
     )
-    p.add_argument("--seed", type=int, default=0, metavar="N", help="run seed (default: 0)")
+    p.add_argument(
+        "--rate",
+        type=float,
+        default=None,
+        metavar="R",
+        help="requests per second per client address (default: 1000; burst 2 R)",
+    )
+    p.add_argument(
+        "--seed",
+        type=int,
+        default=0,
+        metavar="N",
+        help="run seed of the text episodes (default: 0; agent episodes bring their own)",
+    )
     add_kind_arguments(p, "play")
     add_version(p)
     return p
@@ -103,6 +118,13 @@ def _main(argv: Sequence[str] | None) -> int:
     if given.get("spec") is not None:
         given["spec"] = parse_spec(given["spec"])
     suite = check_suite_arg(args.suite, "SUITE")
+    limits = None
+    if args.rate is not None:
+        from sandbox.serve import ServiceLimits
+
+        if not args.rate > 0:
+            raise UsageError(f"invalid --rate {args.rate}: must be > 0")
+        limits = ServiceLimits(rate_per_second=args.rate, burst=max(1, int(2 * args.rate)))
     token = read_token(args.token_file)
 
     from evaluator.serve._app import BoxServer
@@ -117,6 +139,7 @@ def _main(argv: Sequence[str] | None) -> int:
         token=token,
         max_sessions=args.max_sessions,
         seed=args.seed,
+        limits=limits,
     )
     # SIGINT may arrive ignored (a background job of a shell without job control) and
     # SIGTERM is how `docker stop` asks: both stop the server.
