@@ -7,6 +7,11 @@ answered faster than that. Two warm boxes are timed: one that returns its argume
 are measured in interleaved blocks, so load on a shared machine hits them alike.
 
 Usage: python benchmarks/sandbox/bench_roundtrip.py [--calls N] [--spawn-calls M] [--code DIR]
+       [--docker-image IMG]
+
+``--docker-image`` also times a warm worker of the docker runtime (``SandboxLimits(runtime=
+"docker")``: the same worker in a container, its pipes relayed by ``docker run -i``) on the
+Caesar box, interleaved with the others, and prints its ratio to the process worker.
 
 ``--code`` names the checkout whose sandbox is measured (default: this script's own), so
 one script measures an older checkout the same way.
@@ -44,6 +49,7 @@ _ECHO_CHILD = (
 TARGET_VS_PIPE = 3.0
 TARGET_VS_SPAWN = 300.0
 _BLOCK = 100
+DOCKER_MODE = "warm docker container, Caesar"
 
 
 def trusted(text: str, shift: int) -> str:
@@ -110,11 +116,14 @@ def main() -> None:
     parser.add_argument("--code", type=Path, default=_HERE, help="checkout to measure")
     parser.add_argument("--calls", type=int, default=3000, help="calls per warm mode (>= 2000)")
     parser.add_argument("--spawn-calls", type=int, default=50, help="calls for spawn-per-call")
+    parser.add_argument(
+        "--docker-image", default=None, help="also time the docker runtime in this image"
+    )
     args = parser.parse_args()
     if args.calls < 2000:
         parser.error("--calls must be >= 2000")
     sys.path.insert(0, str(args.code.resolve()))
-    from sandbox import SandboxWorker, run_once
+    from sandbox import SandboxLimits, SandboxWorker, run_once
 
     text, shift = "hello world, the quick brown fox", 3
     # The request line exactly as the sandbox frames it.
@@ -123,6 +132,9 @@ def main() -> None:
     echo = PipeEcho()
     caesar = SandboxWorker(CODE)
     identity = SandboxWorker(ECHO_CODE)
+    boxed = None
+    if args.docker_image is not None:
+        boxed = SandboxWorker(CODE, limits=SandboxLimits(runtime="docker", image=args.docker_image))
     try:
         if echo.round_trip(request) != request:
             raise SystemExit("the echo child changed the payload")
@@ -137,11 +149,18 @@ def main() -> None:
             "warm sandboxed, Caesar box": lambda: caesar.call(text, shift),
             "in-process (trusted Caesar)": lambda: trusted(text, shift),
         }
+        if boxed is not None:
+            if boxed.call(text, shift).value != trusted(text, shift):
+                raise SystemExit("the container's result differs from the trusted one")
+            docker_layers = sorted(boxed.layers)
+            modes[DOCKER_MODE] = lambda: boxed.call(text, shift)
         for fn in modes.values():  # warm-up
             for _ in range(200):
                 fn()
         medians = _interleaved(modes, args.calls)
     finally:
+        if boxed is not None:
+            boxed.close()
         identity.close()
         caesar.close()
         echo.close()
@@ -154,6 +173,8 @@ def main() -> None:
     rows.append(("spawn per call (run_once)", args.spawn_calls, spawn))
     print(f"code: {args.code.resolve()}")
     print(f"layers: {', '.join(layers)}")
+    if boxed is not None:
+        print(f"docker runtime: {args.docker_image}, layers: {', '.join(docker_layers)}")
     print(f"request: {len(request)} bytes")
     print(f"{'mode':<32}{'calls':>7}{'median':>13}{'vs pipe':>10}")
     for name, calls, median in rows:
@@ -162,6 +183,9 @@ def main() -> None:
         ratio = medians[name] / floor
         verdict = "meets" if ratio <= TARGET_VS_PIPE else "MISSES"
         print(f"{name}: {ratio:.2f}x the pipe floor ({verdict} the {TARGET_VS_PIPE:.0f}x target)")
+    if boxed is not None:
+        ratio = medians[DOCKER_MODE] / medians["warm sandboxed, Caesar box"]
+        print(f"docker runtime: {ratio:.2f}x the warm process worker per query (Caesar box)")
     ratio = spawn / medians["warm sandboxed, Caesar box"]
     verdict = "meets" if ratio >= TARGET_VS_SPAWN else "MISSES"
     print(
