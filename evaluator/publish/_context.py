@@ -164,11 +164,12 @@ def image_labels(suite: SuiteInfo, digest: str, box: str | None) -> dict[str, st
 
 
 def serve_command(box: str | None, serve_args: tuple[str, ...] = ()) -> tuple[str, ...]:
-    """The image's command: the server on the suite, on all interfaces, then
-    ``serve_args`` (e.g. the episode spec ``10@1`` a turns suite is served with)."""
-    server = ("python3", "-m", "evaluator.serve", IMAGE_SUITE_DIR)
+    """The image's command: the server on the suite, with ``serve_args`` right after it
+    (e.g. the episode spec ``10@1`` a turns suite is served with, a positional
+    argument), on all interfaces."""
+    server = ("python3", "-m", "evaluator.serve", IMAGE_SUITE_DIR, *serve_args)
     address = ("--host", "0.0.0.0", "--port", str(SERVE_PORT))
-    return (*server, *address, *(("--box", box) if box is not None else ()), *serve_args)
+    return (*server, *address, *(("--box", box) if box is not None else ()))
 
 
 def plan_images(
@@ -181,7 +182,7 @@ def plan_images(
 ) -> list[ImagePlan]:
     """The images ``oracle-publish`` builds for a suite: one for the suite, one for
     ``box``, or one per box (``per_box``; ``tag``'s name gets ``/<box id>`` appended).
-    ``serve_args`` are appended to the server's command. Raises ``UsageError`` for a bad
+    ``serve_args`` follow the suite in the server's command. Raises ``UsageError`` for a bad
     combination, an unknown box, a malformed tag or server argument, and a folder that
     is not a readable suite."""
     for arg in serve_args:

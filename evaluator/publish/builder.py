@@ -203,12 +203,12 @@ def publish_suite(
     """Build the image serving ``suite_dir`` (or its ``box``, or one per box) and return
     what was built.
 
-    ``serve_args`` follow the server's command in the image (e.g. ``("10@1",)``, the
+    ``serve_args`` follow the suite in the server's command (e.g. ``("10@1",)``, the
     spec a turns suite is served with). ``base_image`` defaults to ``$ORACLE_BASE_IMAGE``,
-    then ``python:3.12-slim``; ``client`` to :func:`sandbox.docker.docker_client`; ``progress`` receives one-line
-    statuses. Raises ``UsageError`` for bad arguments (before any engine call),
-    ``DockerUnavailableError`` without an engine, ``PublishError`` when the base image
-    or a build fails."""
+    then ``python:3.12-slim``; ``client`` to :func:`sandbox.docker.docker_client`;
+    ``progress`` receives one-line statuses. Raises ``UsageError`` for bad arguments
+    (before any engine call), ``DockerUnavailableError`` without an engine,
+    ``PublishError`` when the base image or a build fails."""
     report = progress or (lambda _status: None)
     plans = plan_images(
         Path(suite_dir), box=box, per_box=per_box, tag=tag, serve_args=tuple(serve_args)

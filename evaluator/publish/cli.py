@@ -15,11 +15,12 @@ __all__ = ["main"]
 PROG = "oracle-publish"
 
 _EPILOG = """\
-The image runs `python3 -m evaluator.serve /srv/suite --host 0.0.0.0 --port 8000` (with
---box ID for a one-box image, then whatever follows `--` on this command line, e.g. the
-spec `10@1` a turns suite is served with) as a non-root user; the suite is readable by
-that user only and no route returns the box code, hidden.json or an answer. Run it with the host's
-network (no bridge here) and, for a token, $ORACLE_SERVE_TOKEN_FILE:
+The image runs `python3 -m evaluator.serve /srv/suite [SERVER-ARGS] --host 0.0.0.0 --port
+8000` (with --box ID for a one-box image; SERVER-ARGS: what follows `--` on this command
+line, e.g. the spec `10@1` a turns suite is served with) as a non-root user; the suite
+is readable by that user only and no route returns the box code, hidden.json or an
+answer. Run it with the host's network (no bridge here) and, for a token,
+$ORACLE_SERVE_TOKEN_FILE:
   docker run --rm --network host --tmpfs /tmp IMAGE
 
 The base image is --base-image, else $ORACLE_BASE_IMAGE, else python:3.12-slim; without a
