@@ -101,6 +101,7 @@ _CLI_ENV = (
 # Characters that would break ``--mount``'s comma-separated syntax.
 _UNMOUNTABLE = frozenset(',"\n\r')
 
+_DEFAULT_SOCKET = "/var/run/docker.sock"
 _swept: set[str] = set()
 _sweep_lock = threading.Lock()
 
@@ -184,6 +185,18 @@ def container_argv(
     # The image is never an option (SandboxLimits checks its name); the rest is python3's.
     argv += [image, *WORKER_FLAGS, "-c", BOOTSTRAP, _SANDBOX]
     return argv
+
+
+def _check_socket() -> None:
+    """A unix socket that does not exist is no engine: said without opening a connection
+    (the SDK leaks the socket of a failed one)."""
+    host = os.environ.get("DOCKER_HOST")
+    path = host[len("unix://") :] if host else _DEFAULT_SOCKET
+    if (host is None or host.startswith("unix://")) and not os.path.exists(path):
+        where = host or "the default socket"
+        raise DockerRuntimeUnavailableError(
+            f"no Docker engine answers at {where}: {path} does not exist"
+        )
 
 
 def _cli_env() -> dict[str, str]:
@@ -290,10 +303,9 @@ class DockerRuntime:
     def __init__(self, limits: SandboxLimits) -> None:
         self.limits = limits
         self.image = worker_image(limits)
+        _check_socket()
         try:
             self._client = docker_client()
-        except DockerRuntimeUnavailableError:
-            raise
         except DockerUnavailableError as exc:
             raise DockerRuntimeUnavailableError(str(exc)) from exc
         try:
