@@ -46,10 +46,13 @@ def docker_client(timeout: float = 120.0) -> Any:
             "the docker SDK is not installed (pip install 'docker>=7.1')"
         ) from exc
     where = os.environ.get("DOCKER_HOST", "the default socket")
+    client = None
     try:
         client = docker.from_env(timeout=int(timeout))
         client.ping()
     except (DockerException, OSError) as exc:
+        if client is not None:
+            client.close()  # its connection pool holds a socket: no ResourceWarning later
         reason = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
         raise DockerUnavailableError(
             f"no Docker engine answers at {where}: {reason[:300]}"
