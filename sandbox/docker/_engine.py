@@ -46,6 +46,10 @@ def docker_client(timeout: float = 120.0) -> Any:
             "the docker SDK is not installed (pip install 'docker>=7.1')"
         ) from exc
     where = os.environ.get("DOCKER_HOST", "the default socket")
+    host = os.environ.get("DOCKER_HOST") or "unix:///var/run/docker.sock"
+    if host.startswith("unix://") and not os.path.exists(host[len("unix://") :]):
+        # Fail before the SDK opens a connection it would leak on the way out.
+        raise DockerUnavailableError(f"no Docker engine answers at {where}: no socket there")
     client = None
     try:
         client = docker.from_env(timeout=int(timeout))
