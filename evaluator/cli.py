@@ -20,6 +20,7 @@ from evaluator._defaults import EXIT_FAILURES, PROTOCOLS
 from evaluator.spec import check_spec_tokens, parse_spec
 from oracle_bench.cli import (
     ArgumentParser,
+    add_runtime_arguments,
     add_version,
     check_suite_arg,
     configure_logging,
@@ -315,21 +316,7 @@ def _parser() -> argparse.ArgumentParser:
         "HOST:PORT (join a running cluster)",
     )
     box = p.add_argument_group("sandbox")
-    box.add_argument(
-        "--runtime",
-        choices=("process", "docker"),
-        default="process",
-        help="where box code runs: process (an isolated child process, default) or docker "
-        "(the same worker in a container: no network, read-only, no capabilities; refused, "
-        "exit 2, when no Docker engine can run it)",
-    )
-    box.add_argument(
-        "--base-image",
-        default=None,
-        metavar="IMG",
-        help="image of --runtime docker's containers (default: $ORACLE_BASE_IMAGE or "
-        "python:3.12-slim; never pulled)",
-    )
+    add_runtime_arguments(box)
     p.add_argument(
         "--counterfactual",
         action="store_true",

@@ -43,6 +43,7 @@ from evaluator.human import QUIT_ERROR, PlayerQuit, PlayIO
 from evaluator.spec import TurnShot, check_spec_tokens, parse_spec
 from oracle_bench.cli import (
     ArgumentParser,
+    add_runtime_arguments,
     add_version,
     check_suite_arg,
     configure_logging,
@@ -292,19 +293,7 @@ def _parser() -> argparse.ArgumentParser:
         help="output directory (default: runs/<suite>-<tag>/play-<settings>-<NAME>; the tag "
         "hashes the suite's folder and suite.json)",
     )
-    p.add_argument(
-        "--runtime",
-        choices=("process", "docker"),
-        default="process",
-        help="where the box's code runs: process (default) or docker (a container; exit 2 "
-        "when no Docker engine can run it)",
-    )
-    p.add_argument(
-        "--base-image",
-        default=None,
-        metavar="IMG",
-        help="image of --runtime docker (default: $ORACLE_BASE_IMAGE or python:3.12-slim)",
-    )
+    add_runtime_arguments(p, "the box's code")
     p.add_argument("-v", "--verbose", action="count", default=0, help="more logging (-vv: debug)")
     add_kind_arguments(p, "play")
     add_version(p)

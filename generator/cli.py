@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING, Any
 from blackboxes.families import LEVELS, family_names
 from generator._designs import DESIGNS
 from generator.backends import backend_names
-from oracle_bench.cli import ArgumentParser, add_version, configure_logging
+from oracle_bench.cli import ArgumentParser, add_runtime_arguments, add_version, configure_logging
 from oracle_bench.errors import OracleBenchError, UnknownNameError, UsageError
 
 if TYPE_CHECKING:
@@ -179,21 +179,7 @@ def build_parser() -> ArgumentParser:
         help="with --executor ray: local (start Ray here, default), auto or HOST:PORT",
     )
     box = parser.add_argument_group("sandbox")
-    box.add_argument(
-        "--runtime",
-        choices=("process", "docker"),
-        default="process",
-        help="where candidate code runs while it is tested: process (an isolated child "
-        "process, default) or docker (the same worker in a container: no network, "
-        "read-only, no capabilities; refused, exit 2, when no Docker engine can run it)",
-    )
-    box.add_argument(
-        "--base-image",
-        default=None,
-        metavar="IMG",
-        help="image of --runtime docker's containers (default: $ORACLE_BASE_IMAGE or "
-        "python:3.12-slim; never pulled)",
-    )
+    add_runtime_arguments(box, "candidate code under test")
     llm = parser.add_argument_group("LLM backend (--backend llm)")
     llm.add_argument(
         "--coder",

@@ -20,6 +20,7 @@ if TYPE_CHECKING:
 
 __all__ = [
     "ArgumentParser",
+    "add_runtime_arguments",
     "add_version",
     "check_suite_arg",
     "configure_logging",
@@ -56,6 +57,27 @@ def add_version(parser: argparse.ArgumentParser) -> None:
     """``--version``: ``<prog> <version>``."""
     parser.add_argument(
         "--version", action="version", version=f"%(prog)s {__version__} (oracle-bench)"
+    )
+
+
+def add_runtime_arguments(
+    parser: argparse.ArgumentParser | argparse._ArgumentGroup, subject: str = "box code"
+) -> None:
+    """``--runtime {process,docker}`` and ``--base-image IMG``: where ``subject`` runs."""
+    parser.add_argument(
+        "--runtime",
+        choices=("process", "docker"),
+        default="process",
+        help=f"where {subject} runs: process (an isolated child process, default) or docker "
+        "(the same worker in a container: no network, read-only, no capabilities; refused, "
+        "exit 2, when no Docker engine can run it)",
+    )
+    parser.add_argument(
+        "--base-image",
+        default=None,
+        metavar="IMG",
+        help="image of --runtime docker's containers (default: $ORACLE_BASE_IMAGE or "
+        "python:3.12-slim; never pulled)",
     )
 
 
