@@ -10,6 +10,7 @@ The owner file is written first, so a public manifest always has its owner file.
 from __future__ import annotations
 
 import json
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TypeVar
@@ -235,8 +236,18 @@ def load_box(suite_dir: Path, entry: BoxEntry, owner: SuiteOwnerInfo | None = No
     )
 
 
-def load_suite_boxes(suite_dir: Path) -> tuple[SuiteInfo, list[Box]]:
-    """Load suite.json, its owner file and every box it lists."""
+def load_suite_boxes(
+    suite_dir: Path, only: Sequence[str] | None = None
+) -> tuple[SuiteInfo, list[Box]]:
+    """Load suite.json, its owner file and every box it lists (``only``: those boxes, in
+    the suite's order; a folder holding one box of a suite, as a one-box image does)."""
     suite = load_suite(suite_dir)
     owner = load_owner(suite_dir, suite)
-    return suite, [load_box(suite_dir, entry, owner) for entry in suite.boxes]
+    entries = suite.boxes
+    if only is not None:
+        listed = {entry.id for entry in entries}
+        missing = [box for box in only if box not in listed]
+        if missing:
+            raise BoxNotFoundError(f"no box {missing[0]!r} in the suite", suite_dir)
+        entries = [entry for entry in entries if entry.id in set(only)]
+    return suite, [load_box(suite_dir, entry, owner) for entry in entries]

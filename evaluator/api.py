@@ -118,7 +118,7 @@ def plan_run(
     from evaluator.llm_agents import is_llm_agent
     from evaluator.runner import parse_shard
     from evaluator.spec import parse_spec
-    from oracle_bench.jsonio import canonical_json, sha256_hex
+    from oracle_bench.jsonio import sha256_hex
 
     if isinstance(spec, str):
         spec = parse_spec(spec)  # a bad spec fails before the suite is read
@@ -154,22 +154,17 @@ def plan_run(
         info, _ = load_suite_boxes(suite_dir)  # every digest, before anything starts
     kind = kind_for_suite(info)
     given = {"spec": spec, "feedback": feedback, **options}
+    subject = suite_subject(kind, info.family, info.name)
     if env is not None:
-        from evaluator.serve._remote_run import served_settings
+        from evaluator.serve._remote_run import configure_served
 
         try:
-            given, served_arguments, served_label = served_settings(served, kind, given)
+            mine, settings = configure_served(served, kind, info, given, subject)
         finally:
             served.close()
-    mine = check_options(kind, given, subject=suite_subject(kind, info.family, info.name))
-    settings = kind.configure(info, mine, "eval")  # the settings' errors, before any work
-    if env is not None:
-        wanted = kind.arguments(settings)
-        if canonical_json(wanted) != canonical_json(served_arguments):
-            raise UsageError(
-                f"{env} plays its suite with other settings ({served_label}): give none "
-                "of the kind's settings with --env, or the server's"
-            )
+    else:
+        mine = check_options(kind, given, subject=subject)
+        settings = kind.configure(info, mine, "eval")  # the settings' errors, before any work
     names = list(agents or kind.default_agents)
     twice = sorted({a for a in names if names.count(a) > 1})
     if twice:

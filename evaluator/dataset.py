@@ -54,7 +54,8 @@ class BoxDataset(Sequence["BoxItem"]):
 
     ``spec``/``feedback`` and ``options`` are the suite kind's settings, as in
     :func:`evaluator.evaluate` (``spec="20@2"`` for turn@shot suites,
-    ``budget_factor=2`` for DFA suites). Loading checks every box's digest.
+    ``budget_factor=2`` for DFA suites). Loading checks every box's digest; ``boxes``
+    (ids) keeps those boxes only, and only they need be in the folder.
     """
 
     def __init__(
@@ -66,6 +67,7 @@ class BoxDataset(Sequence["BoxItem"]):
         seed: int = 0,
         repeats: int = 1,
         limits: SandboxLimits | None = None,
+        boxes: Sequence[str] | None = None,
         **options: Any,
     ) -> None:
         from blackboxes.store import load_suite_boxes
@@ -77,7 +79,7 @@ class BoxDataset(Sequence["BoxItem"]):
         if isinstance(spec, str):
             spec = parse_spec(spec)
         self.suite_dir = Path(suite)
-        info, boxes = load_suite_boxes(self.suite_dir)
+        info, loaded = load_suite_boxes(self.suite_dir, boxes)
         kind = kind_for_suite(info)
         given = {"spec": spec, "feedback": feedback, **options}
         mine = check_options(kind, given, subject=suite_subject(kind, info.family, info.name))
@@ -87,7 +89,7 @@ class BoxDataset(Sequence["BoxItem"]):
         self.seed = seed
         self.repeats = repeats
         self.limits = limits
-        self._boxes: list[Box] = list(boxes)
+        self._boxes: list[Box] = list(loaded)
 
     def __len__(self) -> int:
         return len(self._boxes) * self.repeats

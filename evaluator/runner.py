@@ -550,8 +550,17 @@ def evaluate_suite(
         "similarity_len": similarity_len,
         **(options or {}),
     }
-    mine = check_options(kind, given, subject=suite_subject(kind, suite.family, suite.name))
-    kind_settings = kind.configure(suite, mine, "eval")
+    subject = suite_subject(kind, suite.family, suite.name)
+    if served is not None:
+        from evaluator.serve._remote_run import configure_served
+
+        try:
+            mine, kind_settings = configure_served(served, kind, suite, given, subject)
+        finally:
+            served.close()  # only its connection: the run's first request opens another
+    else:
+        mine = check_options(kind, given, subject=subject)
+        kind_settings = kind.configure(suite, mine, "eval")
     agents = list(agents)
     if len(set(agents)) != len(agents):
         raise UsageError(f"agent listed twice: {', '.join(agents)}")

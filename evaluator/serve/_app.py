@@ -27,7 +27,12 @@ from blackboxes.store import Box, load_suite_boxes
 from evaluator._pool import BoxWorkerPool, PooledBox, start_sandbox_worker
 from evaluator.serve._describe import describe_box, describe_suite
 from evaluator.serve._episodes import AgentEpisodes
-from oracle_bench.errors import RemoteEnvError, RemoteProtocolError, UsageError
+from oracle_bench.errors import (
+    BoxNotFoundError,
+    RemoteEnvError,
+    RemoteProtocolError,
+    UsageError,
+)
 from oracle_bench.jsonio import canonical_json, sha256_hex
 from sandbox.serve import HttpError, JsonService, Request, Route, ServiceLimits
 
@@ -87,11 +92,13 @@ class BoxServer:
         from evaluator.serve._openenv import OpenEnvSessions
 
         self.suite_dir = Path(suite_dir)
-        suite, boxes = load_suite_boxes(self.suite_dir)  # digests verified
-        if box is not None:
-            boxes = [b for b in boxes if b.info.id == box]
-            if not boxes:
-                raise UsageError(f"no box {box!r} in {self.suite_dir}")
+        only = None if box is None else [box]
+        try:
+            suite, boxes = load_suite_boxes(self.suite_dir, only)  # digests verified
+        except BoxNotFoundError as exc:
+            if box is not None and not (self.suite_dir / "boxes" / box).is_dir():
+                raise UsageError(f"no box {box!r} in {self.suite_dir}") from None
+            raise exc
         self.suite = suite
         self.only = box
         self._suite_sha = sha256_hex((self.suite_dir / "suite.json").read_bytes())
@@ -101,7 +108,7 @@ class BoxServer:
         # Made here, not at the first reset: bad settings fail before the server binds.
         self._limits = sandbox_limits
         limits_sandbox = sandbox_limits
-        dataset = BoxDataset(self.suite_dir, seed=seed, limits=sandbox_limits, **given)
+        dataset = BoxDataset(self.suite_dir, seed=seed, limits=sandbox_limits, boxes=only, **given)
         # What every episode is played with: the kind's settings in their text forms
         # (a client adopts them) and the run seed of the OpenEnv episodes.
         self.settings = {

@@ -24,12 +24,13 @@ from evaluator._jobs import close_agent, stored_record
 from evaluator.failures import FailureCause, cause_of, retried_on_resume
 from evaluator.serve._wire import Handle, decode, encode
 from evaluator.serve.client import ServedSuite
-from oracle_bench.errors import RemoteEnvError, RemoteProtocolError
+from oracle_bench.errors import RemoteEnvError, RemoteProtocolError, UsageError
+from oracle_bench.jsonio import canonical_json
 
 __all__ = [
     "RemoteKindRun",
     "ServedBox",
-    "served_settings",
+    "configure_served",
     "served_suite",
     "served_worker_factory",
 ]
@@ -49,12 +50,14 @@ class ServedBox:
     """Where it is served (``URL/boxes/ID``), for messages."""
 
 
-def served_settings(
-    env: ServedSuite, kind: Any, given: dict[str, Any]
-) -> tuple[dict[str, Any], dict[str, Any], str]:
-    """``given`` (a kind's options; None: not given) with what it leaves out taken from
-    the server's settings; and the server's settings (``EpisodeKind.arguments``) and
-    label, which the run's must equal (a served suite is played with its server's)."""
+def configure_served(
+    env: ServedSuite, kind: Any, info: SuiteInfo, given: dict[str, Any], subject: str
+) -> tuple[dict[str, Any], Any]:
+    """The kind's options and settings of a run of the suite served by ``env``: ``given``
+    (None: not given) with what it leaves out taken from the server's settings, which the
+    result must equal (a served suite is played with its server's); ``UsageError``
+    otherwise, before anything runs."""
+    from evaluator.kinds import check_options
     from evaluator.spec import parse_spec
 
     described = env.describe().get("settings")
@@ -68,7 +71,14 @@ def served_settings(
             continue
         parse = parse_spec if name == "spec" else options[name].parse
         filled[name] = parse(value) if parse is not None and isinstance(value, str) else value
-    return filled, served, str(described.get("label", ""))
+    mine = check_options(kind, filled, subject=subject)
+    settings = kind.configure(info, mine, "eval")
+    if canonical_json(kind.arguments(settings)) != canonical_json(served):
+        raise UsageError(
+            f"{env.url} plays its suite with other settings ({described.get('label', '')}): "
+            "give none of the kind's settings with --env, or the server's"
+        )
+    return mine, settings
 
 
 def served_suite(url: str, token: str | None) -> tuple[ServedSuite, SuiteInfo, list[Any], str]:

@@ -244,3 +244,23 @@ def test_a_one_box_server_serves_that_box_only(eri_easy_suite: Path) -> None:
         assert env.reset()["observation"]["metadata"]["box"] == only
         with pytest.raises(RemoteProtocolError, match="404"):
             env.reset(box=suite.boxes[0].id)
+
+
+def test_a_folder_holding_one_box_serves_it(eri_easy_suite: Path, tmp_path: Path) -> None:
+    """A one-box image holds suite.json, owner.json and its own box folder only."""
+    import shutil
+
+    from evaluator.runner import evaluate_suite
+
+    only = sorted(p.name for p in (eri_easy_suite / "boxes").iterdir())[1]
+    folder = tmp_path / "one"
+    (folder / "boxes").mkdir(parents=True)
+    for name in ("suite.json", "owner.json"):
+        shutil.copy(eri_easy_suite / name, folder / name)
+    shutil.copytree(eri_easy_suite / "boxes" / only, folder / "boxes" / only)
+    with BoxServer(folder, box=only, options={"spec": parse_spec("3@1")}) as server:
+        result = evaluate_suite(None, ["adaptive"], None, None, 0, tmp_path / "run", env=server.url)
+    assert [p.name for p in (tmp_path / "run" / "trajectories").iterdir()] == [
+        f"{only}__adaptive__r0.json"
+    ]
+    assert result.manifest.failed == 0
