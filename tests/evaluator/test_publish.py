@@ -462,9 +462,10 @@ def _free_port() -> int:
         return int(s.getsockname()[1])
 
 
-def test_served_over_http(published: Published) -> None:
-    """The image's own command, on a free port of the host network: the ready line, then
-    /health and / (describe), with no code or hidden rule in the answer."""
+@contextlib.contextmanager
+def _serving(published: Published) -> Iterator[tuple[int, str]]:
+    """The image's own command on a free port of the host network, read-only root and a
+    tmpfs /tmp: (port, what it printed up to its ready line)."""
     port = _free_port()
     command = list(published.client.images.get(published.image.tag).attrs["Config"]["Cmd"])
     command[command.index("--host") + 1] = "127.0.0.1"
@@ -490,7 +491,52 @@ def test_served_over_http(published: Published) -> None:
             logs.close()
             del logs
             gc.collect()
-        text = seen.decode("utf-8", "replace")
+        yield port, seen.decode("utf-8", "replace")
+    finally:
+        container.remove(force=True)
+
+
+def test_evaluated_through_env_as_locally(published: Published, tmp_path: Path) -> None:
+    """Issue 15's acceptance in a container: the baselines through --env give the local
+    summaries, and the local trajectories withheld, but for the recorded environment (the
+    sandbox layers: the container's unprivileged server has no netns or uid drop)."""
+    from evaluator.dataset import BoxDataset
+    from evaluator.runner import evaluate_suite
+
+    agents = ["adaptive", "random"]
+    evaluate_suite(published.suite_dir, agents, SERVE_ARGS[0], None, 0, tmp_path / "local")
+    with _serving(published) as (port, _):
+        evaluate_suite(
+            None,
+            agents,
+            None,
+            None,
+            0,
+            tmp_path / "remote",
+            env=f"http://127.0.0.1:{port}",
+            concurrency=2,
+        )
+    for name in ("summary.json", "summary.csv"):
+        assert (tmp_path / "remote" / name).read_bytes() == (tmp_path / "local" / name).read_bytes()
+    data = BoxDataset(published.suite_dir, spec=SERVE_ARGS[0])
+    kind = data.kind
+    names = sorted(p.name for p in (tmp_path / "local" / "trajectories").iterdir())
+    assert names == sorted(p.name for p in (tmp_path / "remote" / "trajectories").iterdir())
+    for name in names:
+        local = kind.withhold(
+            kind.read_record(tmp_path / "local" / "trajectories" / name), data.settings
+        )
+        remote = kind.read_record(tmp_path / "remote" / "trajectories" / name)
+        assert "container" not in remote.sandbox_layers and "unprivileged" in remote.sandbox_layers
+        kind.save_record(local.model_copy(update={"sandbox_layers": []}), tmp_path / "a.json")
+        kind.save_record(remote.model_copy(update={"sandbox_layers": []}), tmp_path / "b.json")
+        assert (tmp_path / "a.json").read_bytes() == (tmp_path / "b.json").read_bytes(), name
+
+
+def test_served_over_http(published: Published) -> None:
+    """The image's own command, on a free port of the host network: the ready line, then
+    /health and / (describe), with no code or hidden rule in the answer."""
+    with _serving(published) as (port, text):
         assert f"at http://127.0.0.1:{port}" in text, text
         with urllib.request.urlopen(f"http://127.0.0.1:{port}/health", timeout=30) as reply:
             assert reply.status == 200
@@ -507,5 +553,3 @@ def test_served_over_http(published: Published) -> None:
             hidden = json.loads((box_dir / "hidden.json").read_text())
             assert json.dumps(hidden["params"], sort_keys=True) not in body
             assert str(hidden["test_seed"]) not in body
-    finally:
-        container.remove(force=True)
