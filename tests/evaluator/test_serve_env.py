@@ -24,7 +24,7 @@ CASES = [
     ("ERI", "easy", "3@1", ["adaptive", "random", "fixed"]),
     ("CRI", "hard", "3@1", ["adaptive", "random"]),
     ("CII", "hard", "2@1", ["adaptive", "fixed"]),
-    ("PSI", "easy", "2@1", ["adaptive", "random"]),
+    ("PSI", "easy", "2@1", ["random"]),
     ("IPI", "hard", "2@1", ["adaptive", "random", "fixed"]),
     ("GSI", "easy", "1@1", ["adaptive", "random"]),
     ("DFA", "easy", None, ["ttt", "random", "fixed"]),
