@@ -97,14 +97,16 @@ def test_concurrent_episodes_are_isolated(served: BoxServer, eri_easy_suite: Pat
         assert results[i] == _local(eri_easy_suite, i % 2, ACTIONS[i % 3 :])[0]
 
 
-def _secrets(suite: Path) -> list[str]:
+def _secrets(
+    suite: Path, owner_files: tuple[str, ...] = ("hidden.json", "facts.json")
+) -> list[str]:
     """Strings that must never appear in a response: code lines, owner files' values,
     every held-out item's expected output."""
     found: set[str] = set()
     for box in sorted((suite / "boxes").iterdir()):
         code = (box / "blackbox.py").read_text()
         found.update(line.strip() for line in code.splitlines() if len(line.strip()) >= 24)
-        for name in ("hidden.json", "facts.json"):
+        for name in owner_files:
             raw = (box / name).read_text()
             found.add(raw.strip())
             data = json.loads(raw)
@@ -224,11 +226,75 @@ def test_no_route_leaks_code_owner_files_or_answers(
         statuses.add(send("GET", path, token=None))
         statuses.add(send("GET", path, token="not-the-token-at-all"))
     statuses.add(send("POST", "/reset", b"{}", ctype="text/plain"))
+
+    # An agent episode (the routes of --env), played by hand, answers where asked.
+    surface = ["answer", "begin_evaluation", "feedback", "notes", "observe", "query", "start"]
+    start = {
+        "box": box,
+        "agent": "adaptive",
+        "repetition": 0,
+        "seed": 0,
+        "settings": served.kind.arguments(served._server_settings),
+        "surface": surface,
+    }
+    assert send("POST", "/episodes", json.dumps(start).encode()) == 200
+    reply = ok(replies[-1])
+    agent_episode = reply["episode_id"]
+    answers = {"query": "HELLO", "answer": "WRONG", "notes": []}
+    for _ in range(200):
+        event = reply["event"]
+        if event["type"] == "end":
+            break
+        value = answers.get(event["method"])
+        body = json.dumps({"id": event["id"], "value": value}).encode()
+        assert send("POST", f"/episodes/{agent_episode}/reply", body) == 200
+        reply = ok(replies[-1])
+    assert reply["event"]["type"] == "end"
+    record_reply = len(replies) - 1
+    assert all(item["expected"] is None for item in reply["event"]["record"]["items"])
+    hostile_episode_bodies = [
+        b"{}",
+        b"[]",
+        json.dumps({**start, "box": "../hidden"}).encode(),
+        json.dumps({**start, "surface": ["__class__"]}).encode(),
+        json.dumps({**start, "surface": ["x"] * 1000}).encode(),
+        json.dumps({**start, "settings": {"spec": "99@9"}}).encode(),
+        json.dumps({**start, "seed": -1}).encode(),
+        json.dumps({**start, "agent": ""}).encode(),
+        json.dumps({**start, "agent_error": {"type": "X"}}).encode(),
+    ]
+    for body in hostile_episode_bodies:
+        statuses.add(send("POST", "/episodes", body))
+    for path in (
+        f"/episodes/{agent_episode}/reply",
+        f"/episodes/{agent_episode}/handle",
+        "/episodes/nope/reply",
+        "/episodes/nope/handle",
+        "/episodes/../reply",
+    ):
+        for body in (
+            b"{}",
+            b'{"id": 1, "value": {"__dc": "os:system", "f": {}}}',
+            b'{"handle": "x", "name": "__init__"}',
+            b'{"id": 1, "raise": {"wire": 5}}',
+        ):
+            statuses.add(send("POST", path, body))
+    statuses.add(send("DELETE", "/episodes/nope"))
     assert statuses <= {200, 400, 401, 404, 405, 413, 415, 503}
     assert send("GET", "/health") == 200  # still serving
 
     text = b"\n".join(replies).decode("utf-8", "replace")
-    leaked = [s for s in _secrets(eri_easy_suite) if s in text]
+    kinds = {
+        json.loads((box_dir / "facts.json").read_text())["rule_kind"]
+        for box_dir in (eri_easy_suite / "boxes").iterdir()
+    }
+    leaked = [s for s in _secrets(eri_easy_suite, ("hidden.json",)) if s in text and s not in kinds]
+    # The facts (rule kind, log2|H|, T_info: the class of the rule, which the summaries
+    # need) come back in an ended episode's record only.
+    others = b"\n".join(r for i, r in enumerate(replies) if i != record_reply).decode(
+        "utf-8", "replace"
+    )
+    leaked += [s for s in _secrets(eri_easy_suite) if s in others]
     assert leaked == []
     assert "Traceback" not in text and str(eri_easy_suite) not in text
 
