@@ -330,3 +330,32 @@ def test_a_folder_holding_one_box_serves_it(eri_easy_suite: Path, tmp_path: Path
         f"{only}__adaptive__r0.json"
     ]
     assert result.manifest.failed == 0
+
+
+def test_a_crashing_box_fails_its_episodes_not_the_server(
+    tmp_path: Path, suite_builder: Any
+) -> None:
+    from evaluator.runner import evaluate_suite
+    from sandbox import SandboxLimits
+
+    bomb = "def blackbox(text):\n    return [0] * (10 ** 10)\n"
+    suite = suite_builder(tmp_path, n=2, seed=4, code_override={1: bomb})
+    limits = SandboxLimits(cpu_seconds=1, wall_seconds=2.0, memory_mb=128)
+    with BoxServer(suite, options={"spec": parse_spec("2@1")}, sandbox_limits=limits) as server:
+        result = evaluate_suite(
+            None, ["adaptive"], None, None, 0, tmp_path / "run", env=server.url, concurrency=2
+        )
+        with ServedSuite(server.url) as env:
+            assert env.health() == {"status": "ok"}
+            step = env.reset(box=sorted(server.boxes)[1])  # the text routes too
+            step = env.step(step["episode_id"], "HELLO")
+            assert "HELLO" in step["observation"]["text"] and not step["done"]
+    records = {
+        p.name.split("__")[0]: json.loads(p.read_text())
+        for p in (tmp_path / "run" / "trajectories").iterdir()
+    }
+    good, bad = sorted(records)
+    assert records[good]["status"] == "completed" and records[good]["accuracy"] is not None
+    bad_turns = records[bad]["turns"]
+    assert records[bad]["status"] == "failed" or all(t["error_kind"] for t in bad_turns)
+    assert result.manifest.episodes == 2
