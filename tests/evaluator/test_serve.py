@@ -340,7 +340,7 @@ def test_a_crashing_box_fails_its_episodes_not_the_server(
 
     bomb = "def blackbox(text):\n    return [0] * (10 ** 10)\n"
     suite = suite_builder(tmp_path, n=2, seed=4, code_override={1: bomb})
-    limits = SandboxLimits(cpu_seconds=1, wall_seconds=2.0, memory_mb=128)
+    limits = SandboxLimits(memory_mb=128)  # the bomb fails on memory; no clock involved
     with BoxServer(suite, options={"spec": parse_spec("2@1")}, sandbox_limits=limits) as server:
         result = evaluate_suite(
             None, ["adaptive"], None, None, 0, tmp_path / "run", env=server.url, concurrency=2
