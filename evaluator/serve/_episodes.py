@@ -88,7 +88,8 @@ class _Episode:
     timeout: float
     events: queue.Queue[dict[str, Any]] = field(default_factory=queue.Queue)
     replies: queue.Queue[dict[str, Any]] = field(default_factory=queue.Queue)
-    handles: dict[str, Any] = field(default_factory=dict)
+    handles: dict[str, tuple[Any, Handle]] = field(default_factory=dict)
+    """By id: the object and its surface (read once: a learner calls back hundreds of times)."""
     pending: int | None = None
     calls: int = 0
     done: bool = False
@@ -98,10 +99,10 @@ class _Episode:
 
     # -- the protocol's thread ---------------------------------------------------------
     def handle(self, obj: object) -> Handle:
-        handle = _surface(obj)
-        hid = secrets.token_hex(8)
-        self.handles[hid] = obj
-        return Handle(hid, handle.methods, handle.properties)
+        surface = _surface(obj)
+        handle = Handle(secrets.token_hex(8), surface.methods, surface.properties)
+        self.handles[handle.id] = (obj, handle)
+        return handle
 
     def ask(self, method: str, args: tuple[Any, ...], kwargs: Mapping[str, Any]) -> Any:
         if self.abandoned.is_set():
@@ -273,11 +274,11 @@ class AgentEpisodes:
         with episode.lock:
             if episode.pending is None:
                 raise RemoteProtocolError("no call is in progress")
-            obj = episode.handles.get(str(body.get("handle")))
+            held = episode.handles.get(str(body.get("handle")))
             name = body.get("name")
-            if obj is None or not isinstance(name, str):
+            if held is None or not isinstance(name, str):
                 raise RemoteProtocolError("no such handle")
-            known = _surface(obj)
+            obj, known = held
             if name in known.properties:
                 return {"value": encode(getattr(obj, name), episode.handle)}
             if name not in known.methods:
